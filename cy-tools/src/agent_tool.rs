@@ -1,0 +1,262 @@
+//! `AgentTool`: a definition bound to one session, and the call contract every tool shares.
+
+use std::future::{Future, poll_fn};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::{
+    BindError, CallInfo, Capabilities, DynTool, Schema, SessionIdentity, ToolAnnotations, ToolCall,
+    ToolContext, ToolResult, args,
+};
+
+/// A tool bound to one session's context: what a model loop or an MCP server calls.
+///
+/// Cloning is cheap (a reference count); the schema is the definition's, shared by every
+/// session, never copied.
+///
+/// Every call follows one contract: whatever the model sends and whatever the body does, the
+/// answer is a [`ToolResult`] — invalid arguments, a body's error, a body's panic, the timeout
+/// and cancellation all come back as results with `is_error` set and a message that names the
+/// problem and the fix. The host keeps running.
+#[derive(Clone)]
+pub struct AgentTool {
+    name: Arc<str>,
+    definition: &'static dyn DynTool,
+    schema: &'static Schema,
+    context: Arc<ToolContext>,
+    timeout: Option<Duration>,
+}
+
+/// Binds a context-free definition to a session's context.
+///
+/// # Errors
+/// [`BindError::MissingCapabilities`] when the context lacks a declared capability (the error
+/// names it); [`BindError::InvalidSchema`] when the definition's schema is not a tool schema.
+///
+/// ```
+/// use std::sync::Arc;
+/// use cy_tools::{bind_tool, capability_set, BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolDefinition, ToolResult};
+///
+/// capability_set!(ChatCaps: chat);
+/// fn say<'a>(_: (), _ctx: Ctx<'a, ChatCaps>, _: CallInfo) -> BoxFuture<'a, ToolResult> {
+///     Box::pin(async { ToolResult::text("sent") })
+/// }
+/// static SAY: ToolDefinition<(), ChatCaps> = ToolDefinition::new("say", "Says hello.", say);
+///
+/// let subagent = ToolContext::new(SessionIdentity::root("s-2", "acme")); // no chat
+/// let err = bind_tool(&SAY, subagent).unwrap_err();
+/// assert_eq!(err.to_string(), "tool `say` needs capability `chat`, which session `s-2` does not provide; \
+///     give the session's context that service, or leave the tool out of this session");
+/// ```
+pub fn bind_tool<D: DynTool>(
+    definition: &'static D,
+    context: ToolContext,
+) -> Result<AgentTool, BindError> {
+    AgentTool::bind(
+        Arc::<str>::from(definition.name()),
+        definition,
+        &Arc::new(context),
+    )
+}
+
+impl AgentTool {
+    /// Binds `definition` under `name` to a shared context. Registries use this so one context
+    /// allocation serves a whole toolset.
+    ///
+    /// # Errors
+    /// As [`bind_tool`].
+    pub fn bind(
+        name: Arc<str>,
+        definition: &'static dyn DynTool,
+        context: &Arc<ToolContext>,
+    ) -> Result<AgentTool, BindError> {
+        let missing = definition.capabilities().difference(context.provides());
+        if !missing.is_empty() {
+            return Err(BindError::MissingCapabilities {
+                tool: name.to_string(),
+                missing,
+                session: context.session.session_id.clone(),
+            });
+        }
+        Ok(AgentTool {
+            name,
+            schema: definition.schema()?,
+            definition,
+            context: Arc::clone(context),
+            timeout: definition.timeout(),
+        })
+    }
+
+    /// The name the model calls the tool by.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the tool does, for the model.
+    pub fn description(&self) -> &str {
+        self.definition.description()
+    }
+
+    /// The canonical parameter schema (JSON Schema 2020-12).
+    pub fn parameters(&self) -> &'static Value {
+        self.schema.value()
+    }
+
+    /// The canonical schema with what is derived from it.
+    pub fn schema(&self) -> &'static Schema {
+        self.schema
+    }
+
+    /// Behaviour hints.
+    pub fn annotations(&self) -> ToolAnnotations {
+        self.definition.annotations()
+    }
+
+    /// The declared capabilities.
+    pub fn capabilities(&self) -> Capabilities {
+        self.definition.capabilities()
+    }
+
+    /// The timeout each call runs under, if any.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// The same tool with another timeout (`None`: no limit) for this binding only.
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The context-free definition this tool was bound from.
+    pub fn definition(&self) -> &'static dyn DynTool {
+        self.definition
+    }
+
+    /// The identity of the session this tool is bound to.
+    pub fn session(&self) -> &SessionIdentity {
+        &self.context.session
+    }
+
+    /// Runs one call. Never fails: every problem is an error result the model can act on.
+    ///
+    /// When `cancel` is triggered, or the timeout passes, the body's future is dropped at once
+    /// and the per-call token handed to the body ([`CallInfo::cancel`]) is cancelled, so work
+    /// outside that future stops too. A timeout needs a Tokio runtime with time enabled.
+    pub async fn execute(&self, call: ToolCall, cancel: CancellationToken) -> ToolResult {
+        let name: &str = &self.name;
+        if cancel.is_cancelled() {
+            return cancelled(name);
+        }
+        let args = match args::normalize(call.arguments)
+            .and_then(|args| args::check_fields(&args, self.schema).map(|()| args))
+        {
+            Ok(args) => args,
+            Err(problem) => return ToolResult::error(args::invalid(name, &problem, self.schema)),
+        };
+        let call_token = cancel.child_token();
+        // Whatever ends this call (result, timeout, cancellation, or the caller dropping it)
+        // also ends the work the body started outside its future.
+        let _stop_on_exit = call_token.clone().drop_guard();
+        let info = CallInfo {
+            id: call.id,
+            cancel: call_token,
+        };
+        let started = catch_unwind(AssertUnwindSafe(|| {
+            self.definition.start(&self.context, args, info)
+        }));
+        let mut body = match started {
+            Ok(Ok(body)) => body,
+            Ok(Err(problem)) => {
+                return ToolResult::error(args::invalid(name, &problem, self.schema));
+            }
+            Err(panic) => return panicked(name, panic.as_ref()),
+        };
+        let mut cancelled_signal = pin!(cancel.cancelled());
+        let mut deadline = pin!(self.timeout.map(tokio::time::sleep));
+        poll_fn(|cx| {
+            match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
+                Ok(Poll::Ready(result)) => return Poll::Ready(result),
+                Ok(Poll::Pending) => {}
+                Err(panic) => return Poll::Ready(panicked(name, panic.as_ref())),
+            }
+            if cancelled_signal.as_mut().poll(cx).is_ready() {
+                return Poll::Ready(cancelled(name));
+            }
+            if let Some(sleep) = deadline.as_mut().as_pin_mut() {
+                if sleep.poll(cx).is_ready() {
+                    return Poll::Ready(timed_out(name, self.timeout.unwrap_or_default()));
+                }
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+impl std::fmt::Debug for AgentTool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentTool")
+            .field("name", &self.name)
+            .field("session", &self.context.session.session_id)
+            .field("capabilities", &self.capabilities().to_string())
+            .field("timeout", &self.timeout)
+            .finish()
+    }
+}
+
+fn cancelled(name: &str) -> ToolResult {
+    ToolResult::error(format!(
+        "the call to `{name}` was cancelled before it finished and was stopped; call it again if the result is still needed"
+    ))
+}
+
+fn timed_out(name: &str, after: Duration) -> ToolResult {
+    ToolResult::error(format!(
+        "`{name}` timed out after {} and was stopped; retry with a smaller task or split the work into several calls",
+        format_duration(after)
+    ))
+}
+
+fn panicked(name: &str, panic: &(dyn std::any::Any + Send)) -> ToolResult {
+    let why = panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string());
+    ToolResult::error(format!(
+        "`{name}` failed with an internal error ({why}); this is a bug in the tool, not in your arguments: try another way to reach your goal"
+    ))
+}
+
+/// `250ms`, `2s`, `1.5s`: short and exact enough for a model.
+pub(crate) fn format_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms % 1000 == 0 {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{}s", (ms as f64) / 1000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format_duration;
+    use std::time::Duration;
+
+    #[test]
+    fn durations_read_well() {
+        assert_eq!(format_duration(Duration::from_millis(250)), "250ms");
+        assert_eq!(format_duration(Duration::from_secs(2)), "2s");
+        assert_eq!(format_duration(Duration::from_millis(1500)), "1.5s");
+    }
+}

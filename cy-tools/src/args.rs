@@ -1,0 +1,204 @@
+//! Turning what a model sent as arguments into a checked JSON object, and naming what is wrong.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::Schema;
+
+/// Accepts the argument payload forms models actually send: an object; `null`, an empty string
+/// or whitespace for "no arguments"; and an object encoded as a JSON string (some models
+/// double-encode). Anything else is refused with what to send instead.
+pub(crate) fn normalize(arguments: Value) -> Result<Map<String, Value>, String> {
+    match arguments {
+        Value::Object(map) => Ok(map),
+        Value::Null => Ok(Map::new()),
+        Value::String(text) if text.trim().is_empty() => Ok(Map::new()),
+        Value::String(text) => match serde_json::from_str::<Value>(&text) {
+            Ok(Value::Object(map)) => Ok(map),
+            Ok(Value::Null) => Ok(Map::new()),
+            Ok(other) => Err(format!(
+                "arguments must be a JSON object, got {}",
+                kind_of(&other)
+            )),
+            Err(err) => Err(format!(
+                "arguments must be a JSON object, got a string that is not JSON ({err})"
+            )),
+        },
+        other => Err(format!(
+            "arguments must be a JSON object, got {}",
+            kind_of(&other)
+        )),
+    }
+}
+
+/// Refuses root fields the schema does not declare, listing every one at once.
+pub(crate) fn check_fields(args: &Map<String, Value>, schema: &Schema) -> Result<(), String> {
+    let unknown: Vec<&String> = args.keys().filter(|k| !schema.has_property(k)).collect();
+    match unknown.as_slice() {
+        [] => Ok(()),
+        [one] => Err(format!("unknown field `{one}`")),
+        many => Err(format!(
+            "unknown fields {}",
+            many.iter()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+/// Deserializes checked arguments into `P`, naming the field path on failure.
+pub(crate) fn deserialize<P: DeserializeOwned>(args: Map<String, Value>) -> Result<P, String> {
+    serde_path_to_error::deserialize(Value::Object(args)).map_err(|err| {
+        let raw = err.inner().to_string();
+        let mut path = err.path().to_string();
+        // serde_path_to_error's path already ends in the unknown field itself; name its parent,
+        // since the message names the field.
+        if let Some(field) = raw
+            .strip_prefix("unknown field `")
+            .and_then(|rest| rest.split('`').next())
+        {
+            if let Some(parent) = path.strip_suffix(field).and_then(|p| p.strip_suffix('.')) {
+                path = parent.to_string();
+            } else if path == field {
+                path = ".".to_string();
+            }
+        }
+        let message = rephrase(&raw);
+        if path == "." || path.is_empty() {
+            message
+        } else {
+            format!("`{path}`: {message}")
+        }
+    })
+}
+
+/// The full message the model sees for invalid arguments.
+pub(crate) fn invalid(tool: &str, problem: &str, schema: &Schema) -> String {
+    format!(
+        "invalid arguments for `{tool}`: {problem}; valid fields are {}",
+        schema.field_list()
+    )
+}
+
+/// serde's messages, reworded to lead with what was expected.
+fn rephrase(message: &str) -> String {
+    if let Some(rest) = message
+        .strip_prefix("invalid type: ")
+        .or_else(|| message.strip_prefix("invalid value: "))
+    {
+        if let Some((got, expected)) = rest.split_once(", expected ") {
+            return format!("expected {expected}, got {got}");
+        }
+    }
+    if let Some(field) = message.strip_prefix("missing field ") {
+        return format!("missing required field {field}");
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant ") {
+        if let Some((got, expected)) = rest.split_once(", expected ") {
+            return format!("unknown value {got}, expected {expected}");
+        }
+    }
+    if let Some(rest) = message.strip_prefix("unknown field ") {
+        if let Some((got, expected)) = rest.split_once(", expected ") {
+            return format!("unknown field {got}, expected {expected}");
+        }
+    }
+    message.to_string()
+}
+
+fn kind_of(value: &Value) -> String {
+    match value {
+        Value::Null => "null".to_string(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) => format!("the number {n}"),
+        Value::String(_) => "a string".to_string(),
+        Value::Array(_) => "an array".to_string(),
+        Value::Object(_) => "an object".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Inner {
+        name: String,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct P {
+        path: String,
+        items: Vec<Inner>,
+        mode: Option<Mode>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Mode {
+        Fast,
+        Slow,
+    }
+
+    fn obj(v: Value) -> Map<String, Value> {
+        normalize(v).unwrap()
+    }
+
+    #[test]
+    fn payload_forms() {
+        assert!(normalize(Value::Null).unwrap().is_empty());
+        assert!(normalize(json!("")).unwrap().is_empty());
+        assert!(normalize(json!("  \n")).unwrap().is_empty());
+        assert_eq!(normalize(json!("{\"a\":1}")).unwrap()["a"], json!(1));
+        assert_eq!(
+            normalize(json!([1])).unwrap_err(),
+            "arguments must be a JSON object, got an array"
+        );
+        assert_eq!(
+            normalize(json!("[1]")).unwrap_err(),
+            "arguments must be a JSON object, got an array"
+        );
+        assert!(
+            normalize(json!("{oops"))
+                .unwrap_err()
+                .starts_with("arguments must be a JSON object, got a string that is not JSON (")
+        );
+        assert_eq!(
+            normalize(json!(7)).unwrap_err(),
+            "arguments must be a JSON object, got the number 7"
+        );
+    }
+
+    #[test]
+    fn type_errors_name_the_path() {
+        let err = deserialize::<P>(obj(json!({"path": 3, "items": []}))).unwrap_err();
+        assert_eq!(err, "`path`: expected a string, got integer `3`");
+        let err = deserialize::<P>(obj(json!({"path": "a", "items": [{"name": 1}]}))).unwrap_err();
+        assert_eq!(err, "`items[0].name`: expected a string, got integer `1`");
+    }
+
+    #[test]
+    fn missing_unknown_and_enum_errors() {
+        let err = deserialize::<P>(obj(json!({"items": []}))).unwrap_err();
+        assert_eq!(err, "missing required field `path`");
+        let err = deserialize::<P>(obj(
+            json!({"path": "a", "items": [{"name": "x", "nme": 1}]}),
+        ))
+        .unwrap_err();
+        assert_eq!(err, "`items[0]`: unknown field `nme`, expected `name`");
+        let err =
+            deserialize::<P>(obj(json!({"path": "a", "items": [], "mode": "medium"}))).unwrap_err();
+        assert_eq!(
+            err,
+            "`mode`: unknown value `medium`, expected `fast` or `slow`"
+        );
+    }
+}

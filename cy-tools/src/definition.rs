@@ -1,0 +1,157 @@
+//! `ToolDefinition`: a typed, context-free tool definition that can sit in a `static`.
+
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use crate::capability::{CapabilitySet, NoCapabilities};
+use crate::{
+    BindError, BoxFuture, CallInfo, Capabilities, Ctx, DynTool, Schema, ToolAnnotations,
+    ToolContext, ToolResult, args, is_valid_tool_name,
+};
+
+/// The body of a typed tool: typed arguments, the narrowed context and per-call data in, a
+/// boxed future of the result out.
+pub type Handler<P, C> = for<'a> fn(P, Ctx<'a, C>, CallInfo) -> BoxFuture<'a, ToolResult>;
+
+/// A context-free tool definition whose arguments deserialize into `P`.
+///
+/// It holds no live reference, so it lives in a `static`; the session context arrives only
+/// when it is bound ([`bind_tool`](crate::bind_tool)). `C` is the declared capability set: the
+/// body's [`Ctx`] offers exactly those fields. The canonical schema of `P` is generated on first
+/// use and shared by every session the definition is bound into.
+///
+/// The `#[tool]` attribute writes all of this for you. By hand:
+///
+/// ```
+/// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, ToolDefinition, ToolResult, ToolAnnotations};
+///
+/// /// Adds two numbers.
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(deny_unknown_fields)]
+/// struct AddParams {
+///     /// The first addend.
+///     a: i64,
+///     /// The second addend.
+///     b: i64,
+/// }
+///
+/// capability_set!(AddCaps:);
+///
+/// fn add<'a>(p: AddParams, _ctx: Ctx<'a, AddCaps>, _call: CallInfo) -> BoxFuture<'a, ToolResult> {
+///     Box::pin(async move { ToolResult::text((p.a + p.b).to_string()) })
+/// }
+///
+/// static ADD: ToolDefinition<AddParams, AddCaps> =
+///     ToolDefinition::new("add", "Adds two integers.", add)
+///         .with_annotations(ToolAnnotations::DEFAULT.read_only().idempotent().open_world(false));
+///
+/// # use cy_tools::DynTool;
+/// assert_eq!(ADD.schema().unwrap().field_list(), "`a` (integer, required), `b` (integer, required)");
+/// ```
+pub struct ToolDefinition<P, C: CapabilitySet = NoCapabilities> {
+    name: &'static str,
+    description: &'static str,
+    annotations: ToolAnnotations,
+    timeout: Option<Duration>,
+    handler: Handler<P, C>,
+    schema: OnceLock<Result<Schema, String>>,
+    _params: PhantomData<fn() -> P>,
+}
+
+impl<P, C: CapabilitySet> ToolDefinition<P, C> {
+    /// A definition with MCP's default annotations and no timeout.
+    ///
+    /// # Panics
+    /// When `name` is not a valid tool name (`^[a-zA-Z0-9_-]{1,64}$`); in a `static` that is a
+    /// compile error.
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        handler: Handler<P, C>,
+    ) -> Self {
+        assert!(
+            is_valid_tool_name(name),
+            "invalid tool name: use 1 to 64 ASCII letters, digits, `_` or `-`"
+        );
+        ToolDefinition {
+            name,
+            description,
+            annotations: ToolAnnotations::DEFAULT,
+            timeout: None,
+            handler,
+            schema: OnceLock::new(),
+            _params: PhantomData,
+        }
+    }
+
+    /// Sets the behaviour hints.
+    #[must_use]
+    pub const fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Sets the default timeout of one call.
+    #[must_use]
+    pub const fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// The body, for calling it directly (in a unit test, say).
+    pub fn handler(&self) -> Handler<P, C> {
+        self.handler
+    }
+}
+
+impl<P, C> DynTool for ToolDefinition<P, C>
+where
+    P: DeserializeOwned + JsonSchema + Send + 'static,
+    C: CapabilitySet,
+{
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn description(&self) -> &str {
+        self.description
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        C::CAPABILITIES
+    }
+
+    fn annotations(&self) -> ToolAnnotations {
+        self.annotations
+    }
+
+    fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    fn schema(&self) -> Result<&Schema, BindError> {
+        self.schema
+            .get_or_init(crate::schema::generate::<P>)
+            .as_ref()
+            .map_err(|reason| BindError::InvalidSchema {
+                tool: self.name.to_string(),
+                reason: reason.clone(),
+            })
+    }
+
+    fn start<'a>(
+        &'a self,
+        context: &'a ToolContext,
+        args: Map<String, Value>,
+        call: CallInfo,
+    ) -> Result<BoxFuture<'a, ToolResult>, String> {
+        let ctx = Ctx::<C>::new(context).map_err(|err| err.to_string())?;
+        let params = args::deserialize::<P>(args)?;
+        Ok((self.handler)(params, ctx, call))
+    }
+}

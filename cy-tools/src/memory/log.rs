@@ -1,0 +1,46 @@
+use std::sync::Mutex;
+
+use crate::{BoxFuture, ExecutionLog, LogEntry, ServiceError};
+
+/// An execution log kept in memory.
+#[derive(Debug, Default)]
+pub struct MemoryLog {
+    entries: Mutex<Vec<LogEntry>>,
+}
+
+impl MemoryLog {
+    /// An empty log.
+    pub fn new() -> Self {
+        MemoryLog::default()
+    }
+
+    /// Every entry of every session, in order.
+    pub fn all(&self) -> Vec<LogEntry> {
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl ExecutionLog for MemoryLog {
+    fn record(&self, entry: LogEntry) -> BoxFuture<'_, Result<(), ServiceError>> {
+        self.entries
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(entry);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn entries<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<LogEntry>, ServiceError>> {
+        let entries = self
+            .all()
+            .into_iter()
+            .filter(|e| e.session_id == session_id)
+            .collect();
+        Box::pin(async { Ok(entries) })
+    }
+}

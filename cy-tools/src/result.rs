@@ -1,0 +1,142 @@
+//! What a tool call answers: content the model sees, an error flag, and host-only details.
+
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One block of what the model sees.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Content {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded as every provider expects it.
+    Image {
+        /// Base64 (standard alphabet, padded) of the image bytes.
+        data: String,
+        /// The image's media type, for example `image/png`.
+        mime_type: String,
+    },
+    /// Structured JSON (MCP `structuredContent`; providers without it get it as text).
+    Json {
+        /// The value.
+        value: Value,
+    },
+}
+
+impl Content {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Content::Text { text: text.into() }
+    }
+
+    /// An image block from raw bytes.
+    ///
+    /// ```
+    /// use cy_tools::Content;
+    /// let img = Content::image(&[0x89, b'P', b'N', b'G'], "image/png");
+    /// assert_eq!(img, Content::Image { data: "iVBORw==".into(), mime_type: "image/png".into() });
+    /// ```
+    pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> Self {
+        Content::Image {
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            mime_type: mime_type.into(),
+        }
+    }
+
+    /// A structured JSON block.
+    pub fn json(value: Value) -> Self {
+        Content::Json { value }
+    }
+}
+
+/// The answer to one tool call.
+///
+/// `content` and `is_error` are what the model sees; `details` is for the host only (logs, UI)
+/// and is never sent to a model.
+///
+/// ```
+/// use cy_tools::{Content, ToolResult};
+/// let ok = ToolResult::text("3 files");
+/// assert!(!ok.is_error);
+/// assert_eq!(ok.text_content(), "3 files");
+/// let err = ToolResult::error("`path`: expected a string, got 3");
+/// assert!(err.is_error);
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolResult {
+    /// What the model sees, in order.
+    pub content: Vec<Content>,
+    /// Whether the call failed; the model reads the content to correct itself.
+    pub is_error: bool,
+    /// Host-only data the model never sees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl ToolResult {
+    /// A successful result of one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolResult {
+            content: vec![Content::text(text)],
+            is_error: false,
+            details: None,
+        }
+    }
+
+    /// A successful result of one structured JSON block.
+    pub fn json(value: Value) -> Self {
+        ToolResult {
+            content: vec![Content::json(value)],
+            is_error: false,
+            details: None,
+        }
+    }
+
+    /// A failed result whose text tells the model what went wrong and what to do.
+    pub fn error(message: impl Into<String>) -> Self {
+        ToolResult {
+            content: vec![Content::text(message)],
+            is_error: true,
+            details: None,
+        }
+    }
+
+    /// Adds host-only details.
+    #[must_use]
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// Adds a content block.
+    #[must_use]
+    pub fn with_content(mut self, content: Content) -> Self {
+        self.content.push(content);
+        self
+    }
+
+    /// All content as text, blocks separated by newlines: JSON rendered compactly, images as
+    /// `[image: mime]`. This is what a text-only client shows.
+    pub fn text_content(&self) -> String {
+        let mut out = String::new();
+        for (i, block) in self.content.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            match block {
+                Content::Text { text } => out.push_str(text),
+                Content::Json { value } => out.push_str(&value.to_string()),
+                Content::Image { mime_type, .. } => {
+                    out.push_str("[image: ");
+                    out.push_str(mime_type);
+                    out.push(']');
+                }
+            }
+        }
+        out
+    }
+}

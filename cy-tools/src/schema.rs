@@ -1,0 +1,223 @@
+//! The canonical parameter schema of a definition, and what is derived from it once.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::{Map, Value};
+
+/// Counts canonical schemas generated in this process, so a test can prove binding reuses them.
+static GENERATED: AtomicUsize = AtomicUsize::new(0);
+
+/// Not public API. How many canonical schemas this process has generated so far.
+#[doc(hidden)]
+pub fn schemas_generated() -> usize {
+    GENERATED.load(Ordering::Relaxed)
+}
+
+/// A definition's canonical parameter schema and what argument checking derives from it.
+///
+/// Canonical means: JSON Schema 2020-12, root `type: object`, `properties` always present,
+/// `additionalProperties: false` at the root, and no `$schema`, root `title` or root
+/// `description` (the tool's description says what the tool does; repeating it inside the
+/// parameters only costs tokens).
+#[derive(Debug)]
+pub struct Schema {
+    value: Value,
+    properties: Vec<String>,
+    field_list: String,
+}
+
+impl Schema {
+    /// Canonicalizes `schema`, or says why it cannot be a tool's parameter schema.
+    ///
+    /// ```
+    /// use cy_tools::Schema;
+    /// let schema = Schema::canonical(serde_json::json!({
+    ///     "$schema": "https://json-schema.org/draft/2020-12/schema",
+    ///     "title": "Params",
+    ///     "type": "object",
+    ///     "properties": { "path": { "type": "string" } },
+    ///     "required": ["path"]
+    /// })).unwrap();
+    /// assert_eq!(schema.value(), &serde_json::json!({
+    ///     "type": "object",
+    ///     "properties": { "path": { "type": "string" } },
+    ///     "required": ["path"],
+    ///     "additionalProperties": false
+    /// }));
+    /// assert_eq!(schema.field_list(), "`path` (string, required)");
+    /// ```
+    ///
+    /// # Errors
+    /// The root is not an object schema with object `properties`.
+    pub fn canonical(schema: Value) -> Result<Schema, String> {
+        GENERATED.fetch_add(1, Ordering::Relaxed);
+        let Value::Object(mut root) = schema else {
+            return Err(format!(
+                "the parameter schema must be a JSON object, got `{schema}`"
+            ));
+        };
+        root.remove("$schema");
+        root.remove("title");
+        root.remove("description");
+        match root.get("type") {
+            Some(Value::String(t)) if t == "object" => {}
+            // schemars describes `()` and unit structs as `null`: a tool without parameters.
+            Some(Value::String(t)) if t == "null" && !root.contains_key("properties") => {
+                root.insert("type".into(), Value::String("object".into()));
+            }
+            other => {
+                return Err(format!(
+                    "the parameter schema's root must have `\"type\": \"object\"`, got {}; wrap the parameters in a struct",
+                    other.map_or_else(|| "no `type`".to_string(), |t| format!("`{t}`"))
+                ));
+            }
+        }
+        let properties = match root
+            .entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()))
+        {
+            Value::Object(props) => {
+                let mut names = props.keys().cloned().collect::<Vec<_>>();
+                names.sort();
+                names
+            }
+            other => {
+                return Err(format!(
+                    "the parameter schema's `properties` must be an object, got `{other}`"
+                ));
+            }
+        };
+        root.insert("additionalProperties".into(), Value::Bool(false));
+        let field_list = describe_fields(&root);
+        Ok(Schema {
+            value: Value::Object(root),
+            properties,
+            field_list,
+        })
+    }
+
+    /// The canonical schema.
+    pub fn value(&self) -> &Value {
+        &self.value
+    }
+
+    /// Root property names, sorted.
+    pub fn properties(&self) -> &[String] {
+        &self.properties
+    }
+
+    /// The root fields with type and whether required, for error messages:
+    /// `` `path` (string, required), `limit` (integer or null) ``; `no fields` when there are none.
+    pub fn field_list(&self) -> &str {
+        &self.field_list
+    }
+
+    pub(crate) fn has_property(&self, name: &str) -> bool {
+        self.properties.iter().any(|p| p == name)
+    }
+}
+
+fn describe_fields(root: &Map<String, Value>) -> String {
+    let required: Vec<&str> = root
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let Some(Value::Object(props)) = root.get("properties") else {
+        return "no fields".to_string();
+    };
+    if props.is_empty() {
+        return "no fields".to_string();
+    }
+    let mut names: Vec<&String> = props.keys().collect();
+    names.sort();
+    // Required fields first: they are what a model most often gets wrong.
+    names.sort_by_key(|n| !required.contains(&n.as_str()));
+    names
+        .into_iter()
+        .map(|name| {
+            let kind = type_name(&props[name.as_str()]);
+            if required.contains(&name.as_str()) {
+                format!("`{name}` ({kind}, required)")
+            } else {
+                format!("`{name}` ({kind})")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A short name for the type a property schema accepts.
+fn type_name(schema: &Value) -> String {
+    match schema.get("type") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ if schema.get("enum").is_some() => "one of the listed values".to_string(),
+        _ if schema.get("$ref").is_some() => "object".to_string(),
+        _ => match schema.get("anyOf").or_else(|| schema.get("oneOf")) {
+            Some(Value::Array(options)) => options
+                .iter()
+                .map(type_name)
+                .collect::<Vec<_>>()
+                .join(" or "),
+            _ => "any JSON value".to_string(),
+        },
+    }
+}
+
+/// Generates the canonical schema of `P` with schemars (draft 2020-12).
+pub(crate) fn generate<P: schemars::JsonSchema>() -> Result<Schema, String> {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.meta_schema = None)
+        .into_generator();
+    let schema = generator.into_root_schema_for::<P>();
+    Schema::canonical(schema.to_value())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn unit_params_become_an_empty_object() {
+        let schema = generate::<()>().unwrap();
+        assert_eq!(
+            schema.value(),
+            &json!({"type": "object", "properties": {}, "additionalProperties": false})
+        );
+        assert_eq!(schema.field_list(), "no fields");
+    }
+
+    #[test]
+    fn non_object_root_is_refused_with_the_fix() {
+        let err = generate::<String>().unwrap_err();
+        assert_eq!(
+            err,
+            "the parameter schema's root must have `\"type\": \"object\"`, got `\"string\"`; wrap the parameters in a struct"
+        );
+    }
+
+    #[test]
+    fn field_list_puts_required_first() {
+        let schema = Schema::canonical(json!({
+            "type": "object",
+            "properties": {
+                "limit": {"type": ["integer", "null"]},
+                "mode": {"enum": ["a", "b"]},
+                "path": {"type": "string"}
+            },
+            "required": ["path"]
+        }))
+        .unwrap();
+        assert_eq!(
+            schema.field_list(),
+            "`path` (string, required), `limit` (integer or null), `mode` (one of the listed values)"
+        );
+    }
+}

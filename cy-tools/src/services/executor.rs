@@ -1,0 +1,69 @@
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
+
+use super::ServiceError;
+use crate::BoxFuture;
+
+/// The outcome of a command or of executed code.
+///
+/// ```
+/// use cy_tools::ShellResult;
+/// let ok = ShellResult { stdout: "42\n".into(), exit_code: Some(0), ..Default::default() };
+/// assert!(ok.success());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShellResult {
+    /// Captured standard output (lossy UTF-8), possibly truncated.
+    pub stdout: String,
+    /// Captured standard error (lossy UTF-8), possibly truncated.
+    pub stderr: String,
+    /// Exit code; `None` when the process was killed by a signal or never finished.
+    pub exit_code: Option<i32>,
+    /// Whether the run was stopped at its timeout.
+    pub timed_out: bool,
+    /// Whether stdout or stderr was cut at its cap.
+    pub truncated: bool,
+}
+
+impl ShellResult {
+    /// Exit code zero, not timed out.
+    pub fn success(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out
+    }
+}
+
+/// Options for one [`CodeExecutor::execute`] call.
+#[derive(Clone, Debug)]
+pub struct CodeOptions {
+    /// File name the code is written to, relative to the workspace (`main.py` by default).
+    pub filename: String,
+    /// Wall-clock limit for the run.
+    pub timeout: Option<Duration>,
+    /// Cancels the run when triggered.
+    pub cancel: CancellationToken,
+}
+
+impl Default for CodeOptions {
+    fn default() -> Self {
+        CodeOptions {
+            filename: "main.py".to_string(),
+            timeout: None,
+            cancel: CancellationToken::new(),
+        }
+    }
+}
+
+/// Runs code the model wrote: locally in the sandbox, or on a remote sandbox host.
+///
+/// The `execute_code` tool knows only this trait; which backend a session gets is decided when
+/// the session is built.
+pub trait CodeExecutor: Send + Sync {
+    /// Runs `code` and returns what it printed and how it ended.
+    fn execute<'a>(
+        &'a self,
+        code: &'a str,
+        options: CodeOptions,
+    ) -> BoxFuture<'a, Result<ShellResult, ServiceError>>;
+}

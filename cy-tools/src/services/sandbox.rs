@@ -1,0 +1,93 @@
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::{ServiceError, ShellResult};
+use crate::BoxFuture;
+
+/// Options for [`Sandbox::exec`].
+///
+/// ```
+/// use std::time::Duration;
+/// use cy_tools::ExecOptions;
+/// let opts = ExecOptions::default().timeout(Duration::from_secs(5)).env("MODE", "test");
+/// assert_eq!(opts.env, vec![("MODE".to_string(), "test".to_string())]);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ExecOptions {
+    /// Working directory, relative to the sandbox view; `None` is the view's root.
+    pub cwd: Option<String>,
+    /// Variables added to the clean environment the command starts with.
+    pub env: Vec<(String, String)>,
+    /// Bytes written to the command's standard input, which is then closed.
+    pub stdin: Option<Vec<u8>>,
+    /// Wall-clock limit; the whole process group is killed when it passes.
+    pub timeout: Option<Duration>,
+    /// Cancels the run (and kills its process group) when triggered.
+    pub cancel: Option<CancellationToken>,
+    /// Cap on captured stdout and on captured stderr, each, in bytes.
+    pub output_limit: Option<usize>,
+}
+
+impl ExecOptions {
+    /// Sets the timeout.
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Adds an environment variable.
+    #[must_use]
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
+    /// Sets the cancellation token.
+    #[must_use]
+    pub fn cancel(mut self, cancel: CancellationToken) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+}
+
+/// A session's view of its sandbox: a workspace folder and a way to run commands in it.
+///
+/// Paths are relative to the view's root (`/workspace` in the seed's convention); an
+/// implementation refuses any path that resolves outside it, with a [`ServiceError`] of kind
+/// [`OutsideSandbox`](super::ServiceErrorKind::OutsideSandbox).
+pub trait Sandbox: Send + Sync {
+    /// A short human description of the view, for messages (for example its root).
+    fn describe(&self) -> String;
+
+    /// Resolves `path` to the host path it names, refusing paths outside the view.
+    ///
+    /// # Errors
+    /// The path escapes the view, or is not a valid path.
+    fn resolve_path(&self, path: &str) -> Result<PathBuf, ServiceError>;
+
+    /// Reads a whole file.
+    fn read<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, ServiceError>>;
+
+    /// Writes a whole file, creating parent folders.
+    fn write<'a>(
+        &'a self,
+        path: &'a str,
+        contents: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), ServiceError>>;
+
+    /// Runs a shell command inside the view.
+    fn exec<'a>(
+        &'a self,
+        command: &'a str,
+        options: ExecOptions,
+    ) -> BoxFuture<'a, Result<ShellResult, ServiceError>>;
+
+    /// A narrower view rooted at `subdir` of this one, which cannot reach this view's other files.
+    ///
+    /// # Errors
+    /// `subdir` escapes this view or cannot be created.
+    fn scoped(&self, subdir: &str) -> Result<std::sync::Arc<dyn Sandbox>, ServiceError>;
+}
