@@ -52,10 +52,10 @@
 //! let context = ToolContext::new(SessionIdentity::root("s-1", "acme")).with_env(sandbox);
 //! let tools = registry.build(&["read_text"], &context);
 //!
-//! let result = tools.execute("read_text", ToolCall::new("c1", serde_json::json!({"path": "a.txt"})), CancellationToken::new()).await;
+//! let result = tools.execute("read_text", ToolCall::new("c1", serde_json::json!({"path": "a.txt"})), &CancellationToken::new()).await;
 //! assert_eq!(result.text_content(), "hello");
 //!
-//! let wrong = tools.execute("read_text", ToolCall::new("c2", serde_json::json!({"path": 3})), CancellationToken::new()).await;
+//! let wrong = tools.execute("read_text", ToolCall::new("c2", serde_json::json!({"path": 3})), &CancellationToken::new()).await;
 //! assert!(wrong.is_error);
 //! assert_eq!(wrong.text_content(), "invalid arguments for `read_text`: `path`: expected a string, got integer `3`; valid fields are `path` (string, required)");
 //! # });
@@ -90,6 +90,7 @@ pub use call::{CallInfo, ToolCall};
 pub use capability::{Capabilities, Capability, CapabilitySet, Grants, NoCapabilities, cap};
 pub use context::{SessionIdentity, ToolContext};
 pub use ctx::Ctx;
+pub use cy_tools_macros::tool;
 pub use definition::{Handler, ToolDefinition};
 pub use dyn_tool::DynTool;
 pub use error::{BindError, RegistryError};
@@ -114,7 +115,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub mod prelude {
     pub use crate::{
         AgentTool, CallInfo, CancellationToken, Content, Ctx, IntoToolResult, Json,
-        SessionIdentity, ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult,
+        SessionIdentity, ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult, tool,
     };
 }
 

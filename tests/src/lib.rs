@@ -1,1 +1,19 @@
-//! placeholder
+//! An application crate that defines its own tools with `#[tool]`, beside the built-ins it
+//! links. The integration tests in `tests/` bind and call them.
+//!
+//! The crate denies `missing_docs`: every item `#[tool]` generates for a public function is
+//! public and documented, so this crate building at all is the proof.
+
+#![deny(missing_docs)]
+
+// Named so the built-ins are linked and their registrations join ours.
+use cy_tools_builtin as _;
+
+pub mod files;
+pub mod misc;
+pub mod search;
+
+/// The runtime under another path, for the `crate = ...` override of `#[tool]`.
+pub mod runtime {
+    pub use cy_tools as reexported;
+}

@@ -1,0 +1,175 @@
+//! The annotated function as a model: which parameter is the context, which carries per-call
+//! data, which receives a context field directly, and which are the tool's arguments.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::{FnArg, Ident, ItemFn, Pat, PathSegment, Type, TypeParamBound};
+
+use crate::attr::{Cap, ParamAttrs, take_param_attrs};
+use crate::errors::Errors;
+
+/// The function after its helper attributes were taken off its parameters.
+pub(crate) struct ToolFn {
+    /// The function as it will be emitted (modulo the `Ctx` rewrite).
+    pub(crate) item: ItemFn,
+    pub(crate) params: Vec<Param>,
+}
+
+/// One parameter of the function.
+pub(crate) struct Param {
+    /// Its position in `item.sig.inputs`.
+    pub(crate) index: usize,
+    pub(crate) kind: ParamKind,
+    pub(crate) attrs: ParamAttrs,
+    /// The whole parameter, for errors about it.
+    pub(crate) span: Span,
+}
+
+/// What a parameter is for, decided by its type and attributes.
+pub(crate) enum ParamKind {
+    /// `self`, `&self`: never valid on a tool.
+    Receiver,
+    /// `Ctx<'_>`: the narrowed context.
+    Ctx,
+    /// `CallInfo`: the call's id and cancellation token.
+    Call,
+    /// `&dyn Sandbox` and friends: one context field, handed over directly.
+    Service(Cap),
+    /// `#[args] p: MyParams`: an existing parameter struct, taken whole.
+    Args(Box<Type>),
+    /// Anything else: one argument the model sends, a field of the generated parameter struct.
+    Field(Field),
+}
+
+pub(crate) struct Field {
+    /// The binding's name; `None` when the parameter is a pattern.
+    pub(crate) ident: Option<Ident>,
+    pub(crate) pat: Box<Pat>,
+    pub(crate) ty: Box<Type>,
+}
+
+impl Field {
+    /// The name the model sees: `rename`, or the binding without `r#`.
+    pub(crate) fn wire_name(&self, attrs: &ParamAttrs) -> Option<String> {
+        if let Some(rename) = &attrs.rename {
+            return Some(rename.value());
+        }
+        self.ident.as_ref().map(unraw)
+    }
+}
+
+/// `r#type` → `type`.
+pub(crate) fn unraw(ident: &Ident) -> String {
+    let text = ident.to_string();
+    match text.strip_prefix("r#") {
+        Some(rest) => rest.to_string(),
+        None => text,
+    }
+}
+
+impl ToolFn {
+    /// Models `item`, taking the helper attributes off its parameters.
+    pub(crate) fn new(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
+        let mut params = Vec::with_capacity(item.sig.inputs.len());
+        for (index, input) in item.sig.inputs.iter_mut().enumerate() {
+            let span = input.span();
+            let (kind, attrs) = match input {
+                FnArg::Receiver(receiver) => {
+                    let attrs = take_param_attrs(&mut receiver.attrs, errors);
+                    (ParamKind::Receiver, attrs)
+                }
+                FnArg::Typed(typed) => {
+                    let attrs = take_param_attrs(&mut typed.attrs, errors);
+                    let kind = classify(&typed.pat, &typed.ty, &attrs);
+                    (kind, attrs)
+                }
+            };
+            params.push(Param {
+                index,
+                kind,
+                attrs,
+                span,
+            });
+        }
+        ToolFn { item, params }
+    }
+
+    pub(crate) fn fields(&self) -> impl Iterator<Item = (&Param, &Field)> {
+        self.params.iter().filter_map(|p| match &p.kind {
+            ParamKind::Field(f) => Some((p, f)),
+            _ => None,
+        })
+    }
+
+    pub(crate) fn args_param(&self) -> Option<(&Param, &Type)> {
+        self.params.iter().find_map(|p| match &p.kind {
+            ParamKind::Args(ty) => Some((p, &**ty)),
+            _ => None,
+        })
+    }
+
+    /// The fn's doc comment, as the tool description: lines joined, ends trimmed.
+    pub(crate) fn doc(&self) -> String {
+        crate::attr::doc_lines(&self.item.attrs)
+            .join("\n")
+            .trim()
+            .to_string()
+    }
+}
+
+fn classify(pat: &Pat, ty: &Type, attrs: &ParamAttrs) -> ParamKind {
+    if attrs.args.is_some() {
+        return ParamKind::Args(Box::new(ty.clone()));
+    }
+    if let Some(segment) = last_segment(ty) {
+        if segment.ident == "Ctx" {
+            return ParamKind::Ctx;
+        }
+        if segment.ident == "CallInfo" && segment.arguments.is_none() {
+            return ParamKind::Call;
+        }
+    }
+    if let Some(cap) = service(ty) {
+        return ParamKind::Service(cap);
+    }
+    let ident = match pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => Some(p.ident.clone()),
+        _ => None,
+    };
+    ParamKind::Field(Field {
+        ident,
+        pat: Box::new(pat.clone()),
+        ty: Box::new(ty.clone()),
+    })
+}
+
+/// The last segment of a plain path type: `Ctx` in `cy_tools::Ctx<'_>`.
+pub(crate) fn last_segment(ty: &Type) -> Option<&PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        Type::Group(g) => last_segment(&g.elem),
+        Type::Paren(p) => last_segment(&p.elem),
+        _ => None,
+    }
+}
+
+/// The context field a `&dyn Sandbox`-style parameter asks for.
+fn service(ty: &Type) -> Option<Cap> {
+    let Type::Reference(reference) = ty else {
+        return None;
+    };
+    if reference.mutability.is_some() {
+        return None;
+    }
+    let name = match &*reference.elem {
+        Type::TraitObject(object) => object.bounds.iter().find_map(|b| match b {
+            TypeParamBound::Trait(t) => t.path.segments.last().map(|s| s.ident.to_string()),
+            _ => None,
+        })?,
+        elem => last_segment(elem)?.ident.to_string(),
+    };
+    let is_object = matches!(&*reference.elem, Type::TraitObject(_));
+    Cap::ALL
+        .into_iter()
+        .find(|c| c.service() == name && (is_object == (*c != Cap::Session)))
+}

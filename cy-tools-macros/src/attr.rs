@@ -1,0 +1,464 @@
+//! Parsing `#[tool(...)]` and the parameter attributes `#[arg(...)]` and `#[args]`, keeping
+//! spans so every later error points at the token it is about.
+
+use proc_macro2::{Span, TokenStream};
+use syn::meta::ParseNestedMeta;
+use syn::parse::Parser;
+use syn::spanned::Spanned;
+use syn::{Attribute, Expr, LitBool, LitStr, Path, Token};
+
+use crate::errors::{Errors, did_you_mean, one_of};
+
+/// The options of `#[tool(...)]`.
+pub(crate) const TOOL_OPTIONS: &[&str] = &[
+    "name",
+    "description",
+    "capabilities",
+    "read_only",
+    "destructive",
+    "idempotent",
+    "open_world",
+    "title",
+    "timeout",
+    "register",
+    "crate",
+];
+
+/// Spellings people reach for that are too far from the real option for `did_you_mean`.
+const TOOL_OPTION_ALIASES: &[(&str, &str)] = &[
+    ("caps", "capabilities"),
+    ("capability", "capabilities"),
+    ("desc", "description"),
+    ("doc", "description"),
+    ("readonly", "read_only"),
+];
+
+/// The options of `#[arg(...)]`.
+const ARG_OPTIONS: &[&str] = &["default", "rename"];
+
+/// One context field a tool may be granted: the macro's mirror of `cy_tools::Capability`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cap {
+    Env,
+    ExecuteCode,
+    Session,
+    Factory,
+    Store,
+    Coordinator,
+    Chat,
+}
+
+impl Cap {
+    pub(crate) const ALL: [Cap; 7] = [
+        Cap::Env,
+        Cap::ExecuteCode,
+        Cap::Session,
+        Cap::Factory,
+        Cap::Store,
+        Cap::Coordinator,
+        Cap::Chat,
+    ];
+
+    /// The name in `capabilities(...)`, which is also the `Ctx` accessor.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Cap::Env => "env",
+            Cap::ExecuteCode => "execute_code",
+            Cap::Session => "session",
+            Cap::Factory => "factory",
+            Cap::Store => "store",
+            Cap::Coordinator => "coordinator",
+            Cap::Chat => "chat",
+        }
+    }
+
+    /// The variant of `cy_tools::Capability` and the marker in `cy_tools::cap`.
+    pub(crate) fn marker(self) -> &'static str {
+        match self {
+            Cap::Env => "Env",
+            Cap::ExecuteCode => "ExecuteCode",
+            Cap::Session => "Session",
+            Cap::Factory => "Factory",
+            Cap::Store => "Store",
+            Cap::Coordinator => "Coordinator",
+            Cap::Chat => "Chat",
+        }
+    }
+
+    /// The type a parameter names to receive this field directly (`&dyn Sandbox`).
+    pub(crate) fn service(self) -> &'static str {
+        match self {
+            Cap::Env => "Sandbox",
+            Cap::ExecuteCode => "CodeExecutor",
+            Cap::Session => "SessionIdentity",
+            Cap::Factory => "SessionFactory",
+            Cap::Store => "ExecutionLog",
+            Cap::Coordinator => "Coordinator",
+            Cap::Chat => "Chat",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Cap> {
+        Cap::ALL.into_iter().find(|c| c.name() == name)
+    }
+
+    fn names() -> Vec<&'static str> {
+        Cap::ALL.iter().map(|c| c.name()).collect()
+    }
+}
+
+/// A boolean option: bare (`read_only`) or explicit (`read_only = false`).
+#[derive(Clone, Copy)]
+pub(crate) struct Flag {
+    pub(crate) value: bool,
+    pub(crate) span: Span,
+}
+
+/// Everything `#[tool(...)]` said, each with the span of where it said it.
+#[derive(Default)]
+pub(crate) struct ToolArgs {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) capabilities: Vec<(Cap, Span)>,
+    pub(crate) read_only: Option<Flag>,
+    pub(crate) destructive: Option<Flag>,
+    pub(crate) idempotent: Option<Flag>,
+    pub(crate) open_world: Option<Flag>,
+    pub(crate) title: Option<LitStr>,
+    /// The timeout in milliseconds.
+    pub(crate) timeout: Option<(u64, Span)>,
+    pub(crate) register: Option<Flag>,
+    pub(crate) krate: Option<Path>,
+}
+
+impl ToolArgs {
+    pub(crate) fn grants(&self, cap: Cap) -> bool {
+        self.capabilities.iter().any(|(c, _)| *c == cap)
+    }
+}
+
+/// Parses the tokens inside `#[tool(...)]`. Unknown or repeated options are recorded in
+/// `errors` and parsing goes on, so one build reports them all.
+pub(crate) fn parse_tool_args(tokens: TokenStream, errors: &mut Errors) -> ToolArgs {
+    let mut args = ToolArgs::default();
+    let mut seen: Vec<String> = Vec::new();
+    let parser = syn::meta::parser(|meta| {
+        let Some(key) = meta.path.get_ident().map(|i| i.to_string()) else {
+            errors.spanned(
+                &meta.path,
+                format!(
+                    "`#[tool]` options are single words: valid options are {}",
+                    one_of(TOOL_OPTIONS)
+                ),
+            );
+            return skip_value(&meta);
+        };
+        let span = meta.path.span();
+        if TOOL_OPTIONS.contains(&key.as_str()) {
+            if seen.contains(&key) {
+                errors.at(
+                    span,
+                    format!(
+                        "duplicate `#[tool]` option `{key}`: give each option once; remove this one"
+                    ),
+                );
+                return skip_value(&meta);
+            }
+            seen.push(key.clone());
+        }
+        match key.as_str() {
+            "name" => args.name = Some(string_value(&meta)?),
+            "description" => args.description = Some(string_value(&meta)?),
+            "title" => args.title = Some(string_value(&meta)?),
+            "read_only" => args.read_only = Some(flag(&meta)?),
+            "destructive" => args.destructive = Some(flag(&meta)?),
+            "idempotent" => args.idempotent = Some(flag(&meta)?),
+            "open_world" => args.open_world = Some(flag(&meta)?),
+            "register" => args.register = Some(flag(&meta)?),
+            "timeout" => args.timeout = timeout(&meta, errors)?,
+            "crate" => {
+                let value = meta.value()?;
+                args.krate = Some(if value.peek(LitStr) {
+                    value.parse::<LitStr>()?.parse()?
+                } else {
+                    value.call(Path::parse_mod_style)?
+                });
+            }
+            "capabilities" => {
+                if !meta.input.peek(syn::token::Paren) {
+                    errors.at(
+                        span,
+                        "`capabilities` takes a list: write `capabilities(env, chat)`",
+                    );
+                    return skip_value(&meta);
+                }
+                meta.parse_nested_meta(|cap| {
+                    let name = cap
+                        .path
+                        .get_ident()
+                        .map(|i| i.to_string())
+                        .unwrap_or_default();
+                    let cap_span = cap.path.span();
+                    match Cap::from_name(&name) {
+                        Some(c) if args.grants(c) => errors.at(
+                            cap_span,
+                            format!("capability `{name}` is listed twice: remove one"),
+                        ),
+                        Some(c) => args.capabilities.push((c, cap_span)),
+                        None => {
+                            let names = Cap::names();
+                            let hint = match did_you_mean(&name, &names) {
+                                Some(close) => format!("did you mean `{close}`? "),
+                                None => String::new(),
+                            };
+                            errors.at(
+                                cap_span,
+                                format!(
+                                    "unknown capability `{}`: {hint}valid capabilities are {}",
+                                    path_text(&cap.path),
+                                    one_of(&names)
+                                ),
+                            );
+                        }
+                    }
+                    skip_value(&cap)
+                })?;
+            }
+            _ => {
+                let suggestion = TOOL_OPTION_ALIASES
+                    .iter()
+                    .find(|(alias, _)| *alias == key)
+                    .map(|(_, real)| *real)
+                    .or_else(|| did_you_mean(&key, TOOL_OPTIONS));
+                let message = match suggestion {
+                    Some(close) => {
+                        format!("unknown `#[tool]` option `{key}`: did you mean `{close}`?")
+                    }
+                    None => format!(
+                        "unknown `#[tool]` option `{key}`: valid options are {}",
+                        one_of(TOOL_OPTIONS)
+                    ),
+                };
+                errors.at(span, message);
+                return skip_value(&meta);
+            }
+        }
+        Ok(())
+    });
+    if let Err(err) = parser.parse2(tokens) {
+        errors.push(err);
+    }
+    args
+}
+
+/// Consumes `= value` or `(...)` after a key that was already reported, so parsing continues.
+fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.input.parse::<Token![=]>()?;
+        meta.input.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let content;
+        syn::parenthesized!(content in meta.input);
+        content.parse::<TokenStream>()?;
+    }
+    Ok(())
+}
+
+fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+    let key = path_text(&meta.path);
+    if !meta.input.peek(Token![=]) {
+        return Err(meta.error(format!("`{key}` needs a value: write `{key} = \"...\"`")));
+    }
+    let value = meta.value()?;
+    value.parse::<LitStr>().map_err(|err| {
+        syn::Error::new(
+            err.span(),
+            format!("`{key}` takes a string literal: write `{key} = \"...\"`"),
+        )
+    })
+}
+
+fn flag(meta: &ParseNestedMeta<'_>) -> syn::Result<Flag> {
+    let span = meta.path.span();
+    if meta.input.peek(Token![=]) {
+        let key = path_text(&meta.path);
+        let lit = meta.value()?.parse::<LitBool>().map_err(|err| {
+            syn::Error::new(
+                err.span(),
+                format!("`{key}` takes `true` or `false`: write `{key}` or `{key} = false`"),
+            )
+        })?;
+        Ok(Flag {
+            value: lit.value,
+            span,
+        })
+    } else {
+        Ok(Flag { value: true, span })
+    }
+}
+
+/// `timeout = "30s"`: a whole number with unit `ms`, `s`, `m` or `h`, in milliseconds.
+fn timeout(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Option<(u64, Span)>> {
+    let lit = string_value(meta)?;
+    let text = lit.value();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let factor = match unit.trim() {
+        "ms" => Some(1),
+        "s" => Some(1_000),
+        "m" => Some(60_000),
+        "h" => Some(3_600_000),
+        _ => None,
+    };
+    match (number.parse::<u64>(), factor) {
+        (Ok(n), Some(factor)) if n > 0 => match n.checked_mul(factor) {
+            Some(ms) => return Ok(Some((ms, lit.span()))),
+            None => errors.at(lit.span(), format!("`timeout = \"{text}\"` is too long: use at most a few hours")),
+        },
+        (Ok(0), Some(_)) => errors.at(
+            lit.span(),
+            "`timeout` must be longer than zero: leave `timeout` out for no limit",
+        ),
+        _ => errors.at(
+            lit.span(),
+            format!(
+                "invalid `timeout = \"{text}\"`: write a whole number with a unit, such as `\"30s\"`, `\"500ms\"`, `\"2m\"` or `\"1h\"`"
+            ),
+        ),
+    }
+    Ok(None)
+}
+
+/// What `#[arg(default ...)]` asked for.
+pub(crate) enum DefaultValue {
+    /// `#[arg(default)]`: `Default::default()`.
+    Trait,
+    /// `#[arg(default = expr)]`.
+    Expr(Box<Expr>),
+}
+
+/// The helper attributes of one parameter, removed from the function the user sees.
+#[derive(Default)]
+pub(crate) struct ParamAttrs {
+    /// The field docs: the parameter's doc comments.
+    pub(crate) docs: Vec<Attribute>,
+    pub(crate) default: Option<(DefaultValue, Span)>,
+    pub(crate) rename: Option<LitStr>,
+    /// The span of `#[args]`, when present.
+    pub(crate) args: Option<Span>,
+    /// The span of the first `#[arg]`, when present.
+    pub(crate) arg: Option<Span>,
+}
+
+/// Takes `#[doc]`, `#[arg]` and `#[args]` out of `attrs` into a [`ParamAttrs`]; other
+/// attributes stay on the parameter.
+pub(crate) fn take_param_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamAttrs {
+    let mut out = ParamAttrs::default();
+    let mut kept = Vec::with_capacity(attrs.len());
+    for attr in attrs.drain(..) {
+        if attr.path().is_ident("doc") {
+            out.docs.push(attr);
+        } else if attr.path().is_ident("args") {
+            if out.args.is_some() {
+                errors.spanned(&attr, "duplicate `#[args]`: give it once");
+            } else if !matches!(attr.meta, syn::Meta::Path(_)) {
+                errors.spanned(
+                    &attr.meta,
+                    "`#[args]` takes no options: write `#[args]` and configure the fields on the struct itself",
+                );
+            }
+            out.args.get_or_insert(attr.span());
+        } else if attr.path().is_ident("arg") {
+            out.arg.get_or_insert(attr.span());
+            parse_arg(&attr, &mut out, errors);
+        } else {
+            kept.push(attr);
+        }
+    }
+    *attrs = kept;
+    out
+}
+
+fn parse_arg(attr: &Attribute, out: &mut ParamAttrs, errors: &mut Errors) {
+    if !matches!(attr.meta, syn::Meta::List(_)) {
+        errors.spanned(
+            attr,
+            "`#[arg]` needs an option: write `#[arg(default)]`, `#[arg(default = ...)]` or `#[arg(rename = \"...\")]`",
+        );
+        return;
+    }
+    let result = attr.parse_nested_meta(|meta| {
+        let key = path_text(&meta.path);
+        let span = meta.path.span();
+        match key.as_str() {
+            "default" if out.default.is_some() => {
+                errors.at(span, "duplicate `default`: give it once; remove this one");
+                skip_value(&meta)
+            }
+            "rename" if out.rename.is_some() => {
+                errors.at(span, "duplicate `rename`: give it once; remove this one");
+                skip_value(&meta)
+            }
+            "default" => {
+                let value = if meta.input.peek(Token![=]) {
+                    DefaultValue::Expr(Box::new(meta.value()?.parse::<Expr>()?))
+                } else {
+                    DefaultValue::Trait
+                };
+                out.default = Some((value, span));
+                Ok(())
+            }
+            "rename" => {
+                out.rename = Some(string_value(&meta)?);
+                Ok(())
+            }
+            _ => {
+                let message = match did_you_mean(&key, ARG_OPTIONS) {
+                    Some(close) => {
+                        format!("unknown `#[arg]` option `{key}`: did you mean `{close}`?")
+                    }
+                    None => format!(
+                        "unknown `#[arg]` option `{key}`: valid options are {}",
+                        one_of(ARG_OPTIONS)
+                    ),
+                };
+                errors.at(span, message);
+                skip_value(&meta)
+            }
+        }
+    });
+    if let Err(err) = result {
+        errors.push(err);
+    }
+}
+
+/// The literal text of a path, for messages.
+pub(crate) fn path_text(path: &Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// The doc-comment lines of `attrs` that are string literals, each without the one space
+/// `///` leaves, as rustdoc and schemars read them.
+pub(crate) fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .map(|line| line.strip_prefix(' ').map(str::to_string).unwrap_or(line))
+        .collect()
+}

@@ -1,0 +1,361 @@
+//! Code generation: the parameter struct, the capability set, the definition with its handler
+//! shim, and the link-time registration, beside the user's function.
+//!
+//! For `async fn read_file` the generated items are `ReadFileParams` (unless an `#[args]`
+//! struct is taken), `ReadFileCaps` (unless no capability is declared), the `static READ_FILE`
+//! and an `inventory` registration. They sit in the function's own scope rather than in a
+//! module, so the parameter types resolve exactly as in the signature, also inside a function
+//! body or a doctest.
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Expr, FnArg, GenericArgument, Ident, ItemFn, Lifetime, PathArguments, ReturnType, Type};
+
+use crate::ast::{ParamKind, ToolFn, unraw};
+use crate::attr::{Cap, DefaultValue, ToolArgs, parse_tool_args};
+use crate::errors::Errors;
+use crate::valid;
+
+/// The whole attribute: parse, check, then generate, or emit the function with the errors.
+pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
+    let item: ItemFn = match syn::parse2(input.clone()) {
+        Ok(item) => item,
+        Err(err) => {
+            let message = syn::Error::new(
+                err.span(),
+                format!("`#[tool]` goes on an `async fn`: {err}"),
+            )
+            .into_compile_error();
+            return quote!(#message #input);
+        }
+    };
+    let mut errors = Errors::default();
+    let args = parse_tool_args(args, &mut errors);
+    let tool = ToolFn::new(item, &mut errors);
+    valid::check(&tool, &args, &mut errors);
+    let krate = crate_path(&args);
+    if errors.is_empty() {
+        generate(tool, &args, &krate)
+    } else {
+        recover(tool, &krate, errors)
+    }
+}
+
+fn crate_path(args: &ToolArgs) -> TokenStream {
+    match &args.krate {
+        Some(path) => path.to_token_stream(),
+        None => quote!(::cy_tools),
+    }
+}
+
+/// On error: the function as written (helper attributes off its parameters) and the errors.
+/// Its `Ctx` gets a set that grants everything, so the body does not add errors of its own;
+/// nothing is registered, so that set never reaches a session.
+fn recover(mut tool: ToolFn, krate: &TokenStream, errors: Errors) -> TokenStream {
+    let ctx_params: Vec<usize> = tool
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Ctx))
+        .map(|p| p.index)
+        .collect();
+    for index in ctx_params {
+        set_ctx_caps(
+            &mut tool.item,
+            index,
+            quote!(#krate::__private::AllCapabilities),
+        );
+    }
+    let errors = errors.into_compile_errors();
+    let item = &tool.item;
+    quote!(#errors #item)
+}
+
+/// Gives the `Ctx` parameter at `index` the capability set `caps`, keeping its lifetime.
+fn set_ctx_caps(item: &mut ItemFn, index: usize, caps: TokenStream) {
+    let Some(FnArg::Typed(typed)) = item.sig.inputs.iter_mut().nth(index) else {
+        return;
+    };
+    let Type::Path(path) = &mut *typed.ty else {
+        return;
+    };
+    let Some(segment) = path.path.segments.last_mut() else {
+        return;
+    };
+    let lifetime = match &segment.arguments {
+        PathArguments::AngleBracketed(a) => a.args.iter().find_map(|arg| match arg {
+            GenericArgument::Lifetime(l) => Some(l.clone()),
+            _ => None,
+        }),
+        _ => None,
+    }
+    .unwrap_or_else(|| Lifetime::new("'_", segment.ident.span()));
+    let ident = &segment.ident;
+    *segment = syn::parse_quote_spanned!(ident.span()=> #ident<#lifetime, #caps>);
+}
+
+fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStream {
+    let fn_ident = tool.item.sig.ident.clone();
+    let base = unraw(&fn_ident);
+    let pascal = to_pascal(&base);
+    let span = fn_ident.span();
+    let static_ident = Ident::new(&base.to_uppercase(), span);
+    let vis = tool.item.vis.clone();
+    let name = valid::tool_name(&tool, args);
+
+    let (caps_ty, caps_items) = capability_set(args, &pascal, &name, &vis, krate, span);
+    let (params_ty, params_items) = match tool.args_param() {
+        Some((_, ty)) => (ty.to_token_stream(), TokenStream::new()),
+        None => {
+            let ident = Ident::new(&format!("{pascal}Params"), span);
+            let items = params_struct(&tool, &ident, &name, &vis, krate);
+            (ident.to_token_stream(), items)
+        }
+    };
+
+    let call_args = tool.params.iter().map(|p| match &p.kind {
+        ParamKind::Ctx => quote!(__ctx),
+        ParamKind::Call => quote!(__call),
+        ParamKind::Service(cap) => {
+            let accessor = Ident::new(cap.name(), p.span);
+            quote!(__ctx.#accessor())
+        }
+        ParamKind::Args(_) => quote!(__params),
+        // `valid` refused patterns and receivers, so neither reaches here.
+        ParamKind::Field(f) => match &f.ident {
+            Some(ident) => quote!(__params.#ident),
+            None => TokenStream::new(),
+        },
+        ParamKind::Receiver => TokenStream::new(),
+    });
+    let ret_span = match &tool.item.sig.output {
+        ReturnType::Type(_, ty) => ty.span(),
+        ReturnType::Default => span,
+    };
+    let convert = quote_spanned! {ret_span=>
+        #krate::IntoToolResult::into_tool_result(#fn_ident(#(#call_args),*).await)
+    };
+
+    let description = args
+        .description
+        .as_ref()
+        .map_or_else(|| tool.doc(), |d| d.value());
+    let name_lit = Literal::string(&name);
+    let description_lit = Literal::string(&description);
+    let annotations = annotations(args, krate);
+    let timeout = args.timeout.map(|(ms, _)| {
+        let ms = Literal::u64_unsuffixed(ms);
+        quote!(.with_timeout(::core::time::Duration::from_millis(#ms)))
+    });
+    let static_doc = format!(
+        "The `{name}` tool's definition, generated by `#[tool]` from the function `{base}`."
+    );
+
+    let registration = if args.register.is_none_or(|r| r.value) {
+        let location = Literal::string(&format!("::{base}"));
+        quote! {
+            #krate::__private::inventory::submit! {
+                #krate::ToolRegistration::new(
+                    &#static_ident,
+                    ::core::concat!(::core::module_path!(), #location),
+                )
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+
+    let ctx_index = tool
+        .params
+        .iter()
+        .find(|p| matches!(p.kind, ParamKind::Ctx))
+        .map(|p| p.index);
+    if let Some(index) = ctx_index {
+        set_ctx_caps(&mut tool.item, index, caps_ty.clone());
+    }
+    let item = &tool.item;
+
+    quote! {
+        #item
+        #caps_items
+        #params_items
+        #[doc = #static_doc]
+        #vis static #static_ident: #krate::ToolDefinition<#params_ty, #caps_ty> = {
+            fn __handler<'a>(
+                __params: #params_ty,
+                __ctx: #krate::Ctx<'a, #caps_ty>,
+                __call: #krate::CallInfo,
+            ) -> #krate::BoxFuture<'a, #krate::ToolResult> {
+                #krate::__private::Box::pin(async move { #convert })
+            }
+            #krate::ToolDefinition::new(#name_lit, #description_lit, __handler)
+                #annotations
+                #timeout
+        };
+        #registration
+    }
+}
+
+/// The capability-set type and its `Grants` impls; `NoCapabilities` when none is declared.
+fn capability_set(
+    args: &ToolArgs,
+    pascal: &str,
+    name: &str,
+    vis: &syn::Visibility,
+    krate: &TokenStream,
+    span: Span,
+) -> (TokenStream, TokenStream) {
+    if args.capabilities.is_empty() {
+        return (quote!(#krate::NoCapabilities), TokenStream::new());
+    }
+    let ident = Ident::new(&format!("{pascal}Caps"), span);
+    let mut caps: Vec<Cap> = args.capabilities.iter().map(|(c, _)| *c).collect();
+    caps.sort_by_key(|c| Cap::ALL.iter().position(|a| a == c));
+    let markers: Vec<Ident> = caps
+        .iter()
+        .map(|c| format_ident!("{}", c.marker()))
+        .collect();
+    let doc = format!(
+        "The capabilities of the `{name}` tool ({}), generated by `#[tool]`.",
+        caps.iter()
+            .map(|c| format!("`{}`", c.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let items = quote! {
+        #[doc = #doc]
+        #vis enum #ident {}
+        impl #krate::CapabilitySet for #ident {
+            const CAPABILITIES: #krate::Capabilities =
+                #krate::Capabilities::NONE #(.with(#krate::Capability::#markers))*;
+        }
+        #( impl #krate::Grants<#krate::cap::#markers> for #ident {} )*
+    };
+    (ident.into_token_stream(), items)
+}
+
+/// The parameter struct: one field per argument, with the parameter's docs, `rename` and
+/// `default`, deriving through the runtime's re-exports.
+fn params_struct(
+    tool: &ToolFn,
+    ident: &Ident,
+    name: &str,
+    vis: &syn::Visibility,
+    krate: &TokenStream,
+) -> TokenStream {
+    let krate_text = krate.to_string().replace(' ', "");
+    let serde_crate = Literal::string(&format!("{krate_text}::__private::serde"));
+    let schemars_crate = Literal::string(&format!("{krate_text}::__private::schemars"));
+    let mut fields = Vec::new();
+    let mut default_fns = Vec::new();
+    for (param, field) in tool.fields() {
+        // `valid` refused patterns, so every field has a name.
+        let Some(field_ident) = field.ident.as_ref() else {
+            continue;
+        };
+        let ty = &field.ty;
+        let docs = &param.attrs.docs;
+        let rename = param
+            .attrs
+            .rename
+            .as_ref()
+            .map(|r| quote!(#[serde(rename = #r)]));
+        let default = match &param.attrs.default {
+            None => None,
+            Some((DefaultValue::Trait, _)) => Some(quote!(#[serde(default)])),
+            Some((DefaultValue::Expr(expr), _)) => {
+                let fn_ident = format_ident!("__default_{}", unraw(field_ident));
+                let value = match &**expr {
+                    // `default = "main"` for a `String`: a literal is a `&str`, the field owns.
+                    Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(_),
+                        ..
+                    }) => quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr)),
+                    _ => expr.to_token_stream(),
+                };
+                default_fns.push(quote! {
+                    fn #fn_ident() -> #ty { #value }
+                });
+                let path = Literal::string(&format!("{ident}::{fn_ident}"));
+                Some(quote!(#[serde(default = #path)]))
+            }
+        };
+        fields.push(quote! {
+            #(#docs)*
+            #rename
+            #default
+            #field_ident: #ty,
+        });
+    }
+    let doc = format!("The arguments of the `{name}` tool, generated by `#[tool]`.");
+    let default_impl = (!default_fns.is_empty()).then(|| {
+        quote! {
+            impl #ident {
+                #(#default_fns)*
+            }
+        }
+    });
+    quote! {
+        #[doc = #doc]
+        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[serde(crate = #serde_crate, deny_unknown_fields)]
+        #[schemars(crate = #schemars_crate)]
+        #vis struct #ident {
+            #(#fields)*
+        }
+        #default_impl
+    }
+}
+
+fn annotations(args: &ToolArgs, krate: &TokenStream) -> TokenStream {
+    let mut chain = TokenStream::new();
+    if args.read_only.is_some_and(|f| f.value) {
+        chain.extend(quote!(.read_only()));
+    }
+    if let Some(flag) = args.destructive {
+        let value = flag.value;
+        chain.extend(quote!(.destructive(#value)));
+    }
+    if args.idempotent.is_some_and(|f| f.value) {
+        chain.extend(quote!(.idempotent()));
+    }
+    if let Some(flag) = args.open_world {
+        let value = flag.value;
+        chain.extend(quote!(.open_world(#value)));
+    }
+    if let Some(title) = &args.title {
+        chain.extend(quote!(.title(#title)));
+    }
+    if chain.is_empty() {
+        chain
+    } else {
+        quote!(.with_annotations(#krate::ToolAnnotations::DEFAULT #chain))
+    }
+}
+
+/// `read_file` → `ReadFile`.
+fn to_pascal(snake: &str) -> String {
+    snake
+        .split('_')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            match chars.next() {
+                Some(first) => first.to_uppercase().chain(chars).collect::<String>(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::to_pascal;
+
+    #[test]
+    fn pascal_case() {
+        assert_eq!(to_pascal("read_file"), "ReadFile");
+        assert_eq!(to_pascal("_private__tool"), "PrivateTool");
+        assert_eq!(to_pascal("x2_y"), "X2Y");
+    }
+}

@@ -1,0 +1,61 @@
+//! `#[tool]` functions of this application register themselves at link time, beside the tools
+//! of every other linked crate; `register = false` keeps one out.
+
+use cy_tools::{DynTool, ToolFactory, ToolRegistry};
+use cy_tools_tests::misc;
+
+const OURS: [&str; 8] = [
+    "add_numbers",
+    "count_chars",
+    "notify",
+    "ping",
+    "read_file",
+    "search",
+    "wait_for_cancel",
+    "write_file",
+];
+
+#[test]
+fn application_tools_are_linked() {
+    let registry = ToolRegistry::linked().expect("no duplicate or invalid names");
+    let names = registry.names();
+    for name in OURS {
+        assert!(names.contains(&name), "`{name}` missing from {names:?}");
+    }
+}
+
+#[test]
+fn register_false_stays_out_until_registered_by_hand() {
+    let mut registry = ToolRegistry::linked().expect("linked");
+    assert!(registry.get("echo").is_none());
+    let before = registry.len();
+    registry
+        .register("say_back", ToolFactory::new(&misc::ECHO))
+        .expect("free name");
+    assert_eq!(registry.len(), before + 1);
+    assert_eq!(
+        registry.get("say_back").map(|f| f.definition().name()),
+        Some("echo")
+    );
+}
+
+#[test]
+fn linked_definition_is_the_generated_static() {
+    let registry = ToolRegistry::linked().expect("linked");
+    let factory = registry
+        .get("add_numbers")
+        .expect("registered under `name = ...`");
+    let linked: *const dyn DynTool = factory.definition();
+    let generated: *const dyn DynTool = &misc::ADD;
+    assert!(std::ptr::addr_eq(linked, generated));
+}
+
+#[test]
+fn linked_registry_lists_only_valid_sorted_names() {
+    let registry = ToolRegistry::linked().expect("linked");
+    let names = registry.names();
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted);
+    assert!(names.iter().all(|n| cy_tools::is_valid_tool_name(n)));
+}

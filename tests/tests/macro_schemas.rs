@@ -1,0 +1,62 @@
+//! One reviewed snapshot per `#[tool]` example: what a provider is shown (name, description,
+//! annotations, declared capabilities, timeout and the canonical parameter schema).
+
+use cy_tools::DynTool;
+use cy_tools_tests::{files, misc, search};
+use serde_json::{Value, json};
+
+fn shown(tool: &dyn DynTool) -> Value {
+    json!({
+        "name": tool.name(),
+        "description": tool.description(),
+        "annotations": tool.annotations(),
+        "capabilities": tool.capabilities().to_string(),
+        "timeout_ms": tool.timeout().map(|t| t.as_millis() as u64),
+        "parameters": tool.schema().expect("schema").value(),
+    })
+}
+
+#[test]
+fn read_file() {
+    insta::assert_json_snapshot!("read_file", shown(&files::READ_FILE));
+}
+
+#[test]
+fn write_file() {
+    insta::assert_json_snapshot!("write_file", shown(&files::WRITE_FILE));
+}
+
+#[test]
+fn search() {
+    insta::assert_json_snapshot!("search", shown(&search::SEARCH));
+}
+
+#[test]
+fn ping() {
+    insta::assert_json_snapshot!("ping", shown(&misc::PING));
+}
+
+#[test]
+fn add_numbers() {
+    insta::assert_json_snapshot!("add_numbers", shown(&misc::ADD));
+}
+
+#[test]
+fn notify() {
+    insta::assert_json_snapshot!("notify", shown(&misc::NOTIFY));
+}
+
+#[test]
+fn wait_for_cancel() {
+    insta::assert_json_snapshot!("wait_for_cancel", shown(&misc::WAIT_FOR_CANCEL));
+}
+
+#[test]
+fn echo() {
+    insta::assert_json_snapshot!("echo", shown(&misc::ECHO));
+}
+
+#[test]
+fn count_chars() {
+    insta::assert_json_snapshot!("count_chars", shown(&misc::COUNT_CHARS));
+}
