@@ -44,7 +44,7 @@ pub struct AgentTool {
 /// use cy_tools::{bind_tool, capability_set, BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolDefinition, ToolResult};
 ///
 /// capability_set!(ChatCaps: chat);
-/// fn say<'a>(_: (), _ctx: Ctx<'a, ChatCaps>, _: CallInfo) -> BoxFuture<'a, ToolResult> {
+/// fn say<'a>(_: (), _ctx: Ctx<'a, ChatCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
 ///     Box::pin(async { ToolResult::text("sent") })
 /// }
 /// static SAY: ToolDefinition<(), ChatCaps> = ToolDefinition::new("say", "Says hello.", say);
@@ -150,24 +150,30 @@ impl AgentTool {
     /// When `cancel` is triggered, or the timeout passes, the body's future is dropped at once
     /// and the per-call token handed to the body ([`CallInfo::cancel`]) is cancelled, so work
     /// outside that future stops too. A timeout needs a Tokio runtime with time enabled.
-    pub async fn execute(&self, call: ToolCall, cancel: CancellationToken) -> ToolResult {
+    pub async fn execute(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
         let name: &str = &self.name;
         if cancel.is_cancelled() {
             return cancelled(name);
         }
-        let args = match args::normalize(call.arguments)
+        let ToolCall {
+            id: call_id,
+            arguments,
+        } = call;
+        let args = match args::normalize(arguments)
             .and_then(|args| args::check_fields(&args, self.schema).map(|()| args))
         {
             Ok(args) => args,
             Err(problem) => return ToolResult::error(args::invalid(name, &problem, self.schema)),
         };
-        let call_token = cancel.child_token();
-        // Whatever ends this call (result, timeout, cancellation, or the caller dropping it)
-        // also ends the work the body started outside its future.
-        let _stop_on_exit = call_token.clone().drop_guard();
+        // With a timeout the call gets a token of its own, cancelled when the call ends by any
+        // path (result, timeout, cancellation, the caller dropping it), so work the body started
+        // outside its future stops too. Without one, the caller's token is all that can end the
+        // call early, so the body gets that: no per-call allocation and no extra locking.
+        let own_token = self.timeout.map(|_| CancellationToken::new());
+        let _stop_on_exit = own_token.as_ref().map(|t| t.clone().drop_guard());
         let info = CallInfo {
-            id: call.id,
-            cancel: call_token,
+            id: &call_id,
+            cancel: own_token.as_ref().unwrap_or(cancel),
         };
         let started = catch_unwind(AssertUnwindSafe(|| {
             self.definition.start(&self.context, args, info)
@@ -180,7 +186,10 @@ impl AgentTool {
             Err(panic) => return panicked(name, panic.as_ref()),
         };
         let mut cancelled_signal = pin!(cancel.cancelled());
-        let mut deadline = pin!(self.timeout.map(tokio::time::sleep));
+        // Boxed so a call without a timeout does not carry a timer entry in its future.
+        let mut deadline = self
+            .timeout
+            .map(|after| Box::pin(tokio::time::sleep(after)));
         poll_fn(|cx| {
             match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
                 Ok(Poll::Ready(result)) => return Poll::Ready(result),
@@ -190,10 +199,10 @@ impl AgentTool {
             if cancelled_signal.as_mut().poll(cx).is_ready() {
                 return Poll::Ready(cancelled(name));
             }
-            if let Some(sleep) = deadline.as_mut().as_pin_mut() {
-                if sleep.poll(cx).is_ready() {
-                    return Poll::Ready(timed_out(name, self.timeout.unwrap_or_default()));
-                }
+            if let Some(sleep) = deadline.as_mut()
+                && sleep.as_mut().poll(cx).is_ready()
+            {
+                return Poll::Ready(timed_out(name, self.timeout.unwrap_or_default()));
             }
             Poll::Pending
         })
@@ -241,7 +250,7 @@ pub(crate) fn format_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms}ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{}s", (ms as f64) / 1000.0)

@@ -48,37 +48,58 @@ pub(crate) fn check_fields(args: &Map<String, Value>, schema: &Schema) -> Result
 }
 
 /// Deserializes checked arguments into `P`, naming the field path on failure.
+///
+/// An empty object also deserializes a unit type (`()`, `struct NoArgs;`), which serde only
+/// accepts as `null`: a tool without parameters is called with `{}`.
 pub(crate) fn deserialize<P: DeserializeOwned>(args: Map<String, Value>) -> Result<P, String> {
-    serde_path_to_error::deserialize(Value::Object(args)).map_err(|err| {
-        let raw = err.inner().to_string();
-        let mut path = err.path().to_string();
-        // serde_path_to_error's path already ends in the unknown field itself; name its parent,
-        // since the message names the field.
-        if let Some(field) = raw
-            .strip_prefix("unknown field `")
-            .and_then(|rest| rest.split('`').next())
-        {
-            if let Some(parent) = path.strip_suffix(field).and_then(|p| p.strip_suffix('.')) {
-                path = parent.to_string();
-            } else if path == field {
-                path = ".".to_string();
-            }
+    let args = Value::Object(args);
+    // Fast path without path tracking; only a failure pays for a second, tracked pass.
+    if let Ok(params) = P::deserialize(&args) {
+        return Ok(params);
+    }
+    if args.as_object().is_some_and(Map::is_empty)
+        && let Ok(unit) = P::deserialize(Value::Null)
+    {
+        return Ok(unit);
+    }
+    let err = match serde_path_to_error::deserialize::<_, P>(&args) {
+        Ok(params) => return Ok(params),
+        Err(err) => err,
+    };
+    let raw = err.inner().to_string();
+    let mut path = err.path().to_string();
+    // serde_path_to_error's path already ends in the unknown field itself; name its parent,
+    // since the message names the field.
+    if let Some(field) = raw
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        if let Some(parent) = path.strip_suffix(field).and_then(|p| p.strip_suffix('.')) {
+            path = parent.to_string();
+        } else if path == field {
+            path = ".".to_string();
         }
-        let message = rephrase(&raw);
-        if path == "." || path.is_empty() {
-            message
-        } else {
-            format!("`{path}`: {message}")
-        }
-    })
+    }
+    let message = rephrase(&raw);
+    if path == "." || path.is_empty() {
+        Err(message)
+    } else {
+        Err(format!("`{path}`: {message}"))
+    }
 }
 
 /// The full message the model sees for invalid arguments.
 pub(crate) fn invalid(tool: &str, problem: &str, schema: &Schema) -> String {
-    format!(
-        "invalid arguments for `{tool}`: {problem}; valid fields are {}",
-        schema.field_list()
-    )
+    if schema.properties().is_empty() {
+        format!(
+            "invalid arguments for `{tool}`: {problem}; this tool takes no arguments, send `{{}}`"
+        )
+    } else {
+        format!(
+            "invalid arguments for `{tool}`: {problem}; valid fields are {}",
+            schema.field_list()
+        )
+    }
 }
 
 /// serde's messages, reworded to lead with what was expected.
@@ -86,23 +107,22 @@ fn rephrase(message: &str) -> String {
     if let Some(rest) = message
         .strip_prefix("invalid type: ")
         .or_else(|| message.strip_prefix("invalid value: "))
+        && let Some((got, expected)) = rest.split_once(", expected ")
     {
-        if let Some((got, expected)) = rest.split_once(", expected ") {
-            return format!("expected {expected}, got {got}");
-        }
+        return format!("expected {expected}, got {got}");
     }
     if let Some(field) = message.strip_prefix("missing field ") {
         return format!("missing required field {field}");
     }
-    if let Some(rest) = message.strip_prefix("unknown variant ") {
-        if let Some((got, expected)) = rest.split_once(", expected ") {
-            return format!("unknown value {got}, expected {expected}");
-        }
+    if let Some(rest) = message.strip_prefix("unknown variant ")
+        && let Some((got, expected)) = rest.split_once(", expected ")
+    {
+        return format!("unknown value {got}, expected {expected}");
     }
-    if let Some(rest) = message.strip_prefix("unknown field ") {
-        if let Some((got, expected)) = rest.split_once(", expected ") {
-            return format!("unknown field {got}, expected {expected}");
-        }
+    if let Some(rest) = message.strip_prefix("unknown field ")
+        && let Some((got, expected)) = rest.split_once(", expected ")
+    {
+        return format!("unknown field {got}, expected {expected}");
     }
     message.to_string()
 }

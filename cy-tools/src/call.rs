@@ -44,22 +44,19 @@ impl ToolCall {
 }
 
 /// Per-call data a tool body may ask for besides its arguments.
-#[derive(Clone, Debug)]
-pub struct CallInfo {
+#[derive(Clone, Copy, Debug)]
+pub struct CallInfo<'a> {
     /// The call's id.
-    pub id: String,
+    pub id: &'a str,
     /// Triggered when the call is cancelled or times out. The body's future is dropped at its
     /// next await point anyway; the token is for work outside that future (a child process, a
     /// request on another task) that should stop too.
-    pub cancel: CancellationToken,
+    pub cancel: &'a CancellationToken,
 }
 
-impl CallInfo {
+impl<'a> CallInfo<'a> {
     /// Per-call data for calling a tool body directly, in a test.
-    pub fn for_test(id: impl Into<String>) -> Self {
-        CallInfo {
-            id: id.into(),
-            cancel: CancellationToken::new(),
-        }
+    pub fn for_test(id: &'a str, cancel: &'a CancellationToken) -> Self {
+        CallInfo { id, cancel }
     }
 }

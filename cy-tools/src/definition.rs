@@ -16,7 +16,7 @@ use crate::{
 
 /// The body of a typed tool: typed arguments, the narrowed context and per-call data in, a
 /// boxed future of the result out.
-pub type Handler<P, C> = for<'a> fn(P, Ctx<'a, C>, CallInfo) -> BoxFuture<'a, ToolResult>;
+pub type Handler<P, C> = for<'a> fn(P, Ctx<'a, C>, CallInfo<'a>) -> BoxFuture<'a, ToolResult>;
 
 /// A context-free tool definition whose arguments deserialize into `P`.
 ///
@@ -42,7 +42,7 @@ pub type Handler<P, C> = for<'a> fn(P, Ctx<'a, C>, CallInfo) -> BoxFuture<'a, To
 ///
 /// capability_set!(AddCaps:);
 ///
-/// fn add<'a>(p: AddParams, _ctx: Ctx<'a, AddCaps>, _call: CallInfo) -> BoxFuture<'a, ToolResult> {
+/// fn add<'a>(p: AddParams, _ctx: Ctx<'a, AddCaps>, _call: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
 ///     Box::pin(async move { ToolResult::text((p.a + p.b).to_string()) })
 /// }
 ///
@@ -148,7 +148,7 @@ where
         &'a self,
         context: &'a ToolContext,
         args: Map<String, Value>,
-        call: CallInfo,
+        call: CallInfo<'a>,
     ) -> Result<BoxFuture<'a, ToolResult>, String> {
         let ctx = Ctx::<C>::new(context).map_err(|err| err.to_string())?;
         let params = args::deserialize::<P>(args)?;

@@ -48,6 +48,6 @@ pub trait DynTool: Send + Sync + 'static {
         &'a self,
         context: &'a ToolContext,
         args: Map<String, Value>,
-        call: CallInfo,
+        call: CallInfo<'a>,
     ) -> Result<BoxFuture<'a, ToolResult>, String>;
 }

@@ -30,7 +30,7 @@
 //!
 //! capability_set!(ReadCaps: env);
 //!
-//! fn read_text<'a>(p: ReadText, ctx: Ctx<'a, ReadCaps>, _: CallInfo) -> BoxFuture<'a, ToolResult> {
+//! fn read_text<'a>(p: ReadText, ctx: Ctx<'a, ReadCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
 //!     Box::pin(async move {
 //!         match ctx.env().read(&p.path).await {
 //!             Ok(bytes) => ToolResult::text(String::from_utf8_lossy(&bytes)),
@@ -128,4 +128,24 @@ pub mod __private {
     pub use serde_json;
 
     pub use crate::schema::schemas_generated;
+
+    pub use std::boxed::Box;
+
+    use crate::{Capabilities, CapabilitySet, Grants, cap};
+
+    /// Not public API. Used by generated code: the set `#[tool]` gives a function's `Ctx` when
+    /// the attribute has errors, so the body adds none of its own. Such a function is never
+    /// registered, and binding would check this set against the session like any other.
+    pub enum AllCapabilities {}
+
+    impl CapabilitySet for AllCapabilities {
+        const CAPABILITIES: Capabilities = Capabilities::ALL;
+    }
+    impl Grants<cap::Env> for AllCapabilities {}
+    impl Grants<cap::ExecuteCode> for AllCapabilities {}
+    impl Grants<cap::Session> for AllCapabilities {}
+    impl Grants<cap::Factory> for AllCapabilities {}
+    impl Grants<cap::Store> for AllCapabilities {}
+    impl Grants<cap::Coordinator> for AllCapabilities {}
+    impl Grants<cap::Chat> for AllCapabilities {}
 }

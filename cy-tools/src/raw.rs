@@ -13,7 +13,7 @@ use crate::{
 };
 
 /// The body of a raw tool: the validated argument object, the narrowed context and per-call data.
-pub type RawHandler<C> = for<'a> fn(Value, Ctx<'a, C>, CallInfo) -> BoxFuture<'a, ToolResult>;
+pub type RawHandler<C> = for<'a> fn(Value, Ctx<'a, C>, CallInfo<'a>) -> BoxFuture<'a, ToolResult>;
 
 /// How many schema violations one error message lists before it stops.
 const MAX_LISTED_VIOLATIONS: usize = 5;
@@ -32,7 +32,7 @@ const MAX_LISTED_VIOLATIONS: usize = 5;
 ///     json!({"type": "object", "properties": {"code": {"type": "string"}}, "required": ["code"]})
 /// }
 ///
-/// fn run<'a>(args: Value, _ctx: Ctx<'a>, _call: CallInfo) -> BoxFuture<'a, ToolResult> {
+/// fn run<'a>(args: Value, _ctx: Ctx<'a>, _call: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
 ///     Box::pin(async move { ToolResult::text(args["code"].as_str().unwrap_or_default().len().to_string()) })
 /// }
 ///
@@ -139,7 +139,7 @@ impl<C: CapabilitySet> DynTool for RawToolDefinition<C> {
         &'a self,
         context: &'a ToolContext,
         args: Map<String, Value>,
-        call: CallInfo,
+        call: CallInfo<'a>,
     ) -> Result<BoxFuture<'a, ToolResult>, String> {
         let ctx = Ctx::<C>::new(context).map_err(|err| err.to_string())?;
         let compiled = self.compiled().map_err(|err| err.to_string())?;

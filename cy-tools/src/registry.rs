@@ -85,7 +85,7 @@ type OnUnavailable = Arc<dyn Fn(&str, &BindError) + Send + Sync>;
 /// ```
 /// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolDefinition, ToolFactory, ToolRegistry, ToolResult};
 ///
-/// fn ping<'a>(_: (), _: Ctx<'a>, _: CallInfo) -> BoxFuture<'a, ToolResult> {
+/// fn ping<'a>(_: (), _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
 ///     Box::pin(async { ToolResult::text("pong") })
 /// }
 /// static PING: ToolDefinition<()> = ToolDefinition::new("ping", "Answers pong.", ping);

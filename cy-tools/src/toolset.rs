@@ -59,7 +59,7 @@ impl Toolset {
         &self,
         name: &str,
         call: ToolCall,
-        cancel: CancellationToken,
+        cancel: &CancellationToken,
     ) -> ToolResult {
         match self.get(name) {
             Some(tool) => tool.execute(call, cancel).await,
