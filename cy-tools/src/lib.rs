@@ -102,8 +102,9 @@ pub use result::{Content, ToolResult};
 pub use schema::Schema;
 pub use services::{
     Chat, ChatMessage, ChildRequest, ChildSession, CodeExecutor, CodeOptions, Coordinator,
-    ExecOptions, ExecutionLog, LogEntry, Sandbox, ServiceError, ServiceErrorKind, SessionFactory,
-    ShellResult,
+    DirEntryInfo, EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo, ProcessOutput,
+    ProcessTable, Sandbox, SearchMatch, SearchOptions, SearchResult, ServiceError,
+    ServiceErrorKind, SessionFactory, ShellResult, WalkOptions, WalkResult,
 };
 pub use tokio_util::sync::CancellationToken;
 pub use toolset::Toolset;

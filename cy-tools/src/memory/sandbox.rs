@@ -2,10 +2,14 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::{BoxFuture, ExecOptions, Sandbox, ServiceError, ServiceErrorKind, ShellResult};
+use crate::{
+    BoxFuture, DirEntryInfo, EntryKind, ExecOptions, Sandbox, SearchOptions, SearchResult,
+    ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+};
 
-/// A sandbox whose files live in memory. It runs no commands: `exec` answers that it is
-/// unavailable. Paths are normalized lexically (there are no links to follow).
+/// A sandbox whose files live in memory. It runs no commands and searches nothing: `exec` and
+/// `search` answer that they are unavailable. Paths are normalized lexically (there are no links
+/// to follow); folders exist implicitly, as prefixes of file paths.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
@@ -77,14 +81,124 @@ impl Sandbox for MemorySandbox {
 
     fn read<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, ServiceError>> {
         let result = self.key(path).and_then(|key| {
-            self.files().get(&key).cloned().ok_or_else(|| {
-                ServiceError::new(
-                    ServiceErrorKind::NotFound,
-                    format!("no file `{path}` in the workspace"),
-                )
+            self.files()
+                .get(&key)
+                .cloned()
+                .ok_or_else(|| not_found(path))
+        });
+        Box::pin(async { result })
+    }
+
+    fn read_range<'a>(
+        &'a self,
+        path: &'a str,
+        offset: u64,
+        max_len: usize,
+    ) -> BoxFuture<'a, Result<Vec<u8>, ServiceError>> {
+        Box::pin(async move {
+            let bytes = self.read(path).await?;
+            let start = usize::try_from(offset)
+                .unwrap_or(usize::MAX)
+                .min(bytes.len());
+            let end = start.saturating_add(max_len).min(bytes.len());
+            Ok(bytes[start..end].to_vec())
+        })
+    }
+
+    fn stat<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<DirEntryInfo, ServiceError>> {
+        let result = self.key(path).and_then(|key| {
+            let files = self.files();
+            if let Some(bytes) = files.get(&key) {
+                return Ok(DirEntryInfo {
+                    path: path.to_string(),
+                    kind: EntryKind::File,
+                    size: bytes.len() as u64,
+                });
+            }
+            let dir_prefix = dir_prefix(&key);
+            if dir_prefix.is_empty() || files.keys().any(|k| k.starts_with(&dir_prefix)) {
+                Ok(DirEntryInfo {
+                    path: path.to_string(),
+                    kind: EntryKind::Dir,
+                    size: 0,
+                })
+            } else {
+                Err(not_found(path))
+            }
+        });
+        Box::pin(async { result })
+    }
+
+    fn list_dir<'a>(
+        &'a self,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<DirEntryInfo>, ServiceError>> {
+        let options = WalkOptions {
+            max_depth: 1,
+            include_hidden: true,
+            ..WalkOptions::default()
+        };
+        Box::pin(async move { self.walk(path, options).await.map(|w| w.entries) })
+    }
+
+    fn walk<'a>(
+        &'a self,
+        path: &'a str,
+        options: WalkOptions,
+    ) -> BoxFuture<'a, Result<WalkResult, ServiceError>> {
+        let result = self.key(path).and_then(|key| {
+            let prefix = dir_prefix(&key);
+            let files = self.files();
+            let mut entries: std::collections::BTreeMap<String, DirEntryInfo> = Default::default();
+            let mut any = prefix.is_empty();
+            for (file, bytes) in files.range(prefix.clone()..) {
+                let Some(rel) = file.strip_prefix(&prefix) else {
+                    break;
+                };
+                any = true;
+                let parts: Vec<&str> = rel.split('/').collect();
+                for depth in 1..=parts.len().min(options.max_depth) {
+                    if !options.include_hidden && parts[..depth].iter().any(|p| p.starts_with('.'))
+                    {
+                        break;
+                    }
+                    let is_file = depth == parts.len();
+                    entries
+                        .entry(parts[..depth].join("/"))
+                        .or_insert(DirEntryInfo {
+                            path: parts[..depth].join("/"),
+                            kind: if is_file {
+                                EntryKind::File
+                            } else {
+                                EntryKind::Dir
+                            },
+                            size: if is_file { bytes.len() as u64 } else { 0 },
+                        });
+                }
+            }
+            if !any {
+                return Err(not_found(path));
+            }
+            let truncated = entries.len() > options.max_entries;
+            Ok(WalkResult {
+                entries: entries.into_values().take(options.max_entries).collect(),
+                truncated,
             })
         });
         Box::pin(async { result })
+    }
+
+    fn search<'a>(
+        &'a self,
+        _path: &'a str,
+        _options: SearchOptions,
+    ) -> BoxFuture<'a, Result<SearchResult, ServiceError>> {
+        Box::pin(async {
+            Err(ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                "this workspace cannot search file contents (it is an in-memory sandbox); read the files instead",
+            ))
+        })
     }
 
     fn write<'a>(
@@ -117,5 +231,21 @@ impl Sandbox for MemorySandbox {
             files: Arc::clone(&self.files),
             prefix: format!("{key}/"),
         }))
+    }
+}
+
+fn not_found(path: &str) -> ServiceError {
+    ServiceError::new(
+        ServiceErrorKind::NotFound,
+        format!("no file or folder `{path}` in the workspace"),
+    )
+}
+
+/// `a/b` → `a/b/`, and the root (`""` or a scope prefix ending in `/`) unchanged.
+fn dir_prefix(key: &str) -> String {
+    if key.is_empty() || key.ends_with('/') {
+        key.to_string()
+    } else {
+        format!("{key}/")
     }
 }

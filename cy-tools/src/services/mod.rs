@@ -9,7 +9,9 @@ mod coordinator;
 mod error;
 mod executor;
 mod factory;
+mod fs_types;
 mod log;
+mod process;
 mod sandbox;
 
 pub use chat::{Chat, ChatMessage};
@@ -17,5 +19,9 @@ pub use coordinator::Coordinator;
 pub use error::{ServiceError, ServiceErrorKind};
 pub use executor::{CodeExecutor, CodeOptions, ShellResult};
 pub use factory::{ChildRequest, ChildSession, SessionFactory};
+pub use fs_types::{
+    DirEntryInfo, EntryKind, SearchMatch, SearchOptions, SearchResult, WalkOptions, WalkResult,
+};
 pub use log::{ExecutionLog, LogEntry};
+pub use process::{ProcessInfo, ProcessOutput, ProcessTable};
 pub use sandbox::{ExecOptions, Sandbox};

@@ -3,7 +3,10 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-use super::{ServiceError, ShellResult};
+use super::{
+    DirEntryInfo, ProcessTable, SearchOptions, SearchResult, ServiceError, ServiceErrorKind,
+    ShellResult, WalkOptions, WalkResult,
+};
 use crate::BoxFuture;
 
 /// Options for [`Sandbox::exec`].
@@ -71,12 +74,45 @@ pub trait Sandbox: Send + Sync {
     /// Reads a whole file.
     fn read<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, ServiceError>>;
 
-    /// Writes a whole file, creating parent folders.
+    /// Reads at most `max_len` bytes of a file from byte `offset`; fewer at the end of the file.
+    /// Tools page through large files with it, so their cost follows what they return.
+    fn read_range<'a>(
+        &'a self,
+        path: &'a str,
+        offset: u64,
+        max_len: usize,
+    ) -> BoxFuture<'a, Result<Vec<u8>, ServiceError>>;
+
+    /// Writes a whole file atomically (a reader sees the old or the new contents, never a
+    /// mix), creating parent folders.
     fn write<'a>(
         &'a self,
         path: &'a str,
         contents: Vec<u8>,
     ) -> BoxFuture<'a, Result<(), ServiceError>>;
+
+    /// What `path` is, without following a final symlink.
+    fn stat<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<DirEntryInfo, ServiceError>>;
+
+    /// The entries of directory `path`, sorted by name.
+    fn list_dir<'a>(
+        &'a self,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<DirEntryInfo>, ServiceError>>;
+
+    /// Every entry below directory `path`, sorted by path. Symlinks are listed, never followed.
+    fn walk<'a>(
+        &'a self,
+        path: &'a str,
+        options: WalkOptions,
+    ) -> BoxFuture<'a, Result<WalkResult, ServiceError>>;
+
+    /// Lines matching a regular expression in the files below `path`.
+    fn search<'a>(
+        &'a self,
+        path: &'a str,
+        options: SearchOptions,
+    ) -> BoxFuture<'a, Result<SearchResult, ServiceError>>;
 
     /// Runs a shell command inside the view.
     fn exec<'a>(
@@ -90,4 +126,18 @@ pub trait Sandbox: Send + Sync {
     /// # Errors
     /// `subdir` escapes this view or cannot be created.
     fn scoped(&self, subdir: &str) -> Result<std::sync::Arc<dyn Sandbox>, ServiceError>;
+
+    /// The session's background processes, where this sandbox can run them.
+    ///
+    /// # Errors
+    /// [`Unavailable`](ServiceErrorKind::Unavailable) where it cannot (the default).
+    fn processes(&self) -> Result<&dyn ProcessTable, ServiceError> {
+        Err(ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "this workspace ({}) cannot run background processes; use the `terminal` tool for one-off commands",
+                self.describe()
+            ),
+        ))
+    }
 }
