@@ -1,8 +1,8 @@
 //! The annotated function as a model: which parameter is the context, which carries per-call
 //! data, which receives a context field directly, and which are the tool's arguments.
 
-use proc_macro2::Span;
-use syn::spanned::Spanned;
+use proc_macro2::TokenStream;
+use quote::ToTokens;
 use syn::{FnArg, Ident, ItemFn, Pat, PathSegment, Type, TypeParamBound};
 
 use crate::attr::{Cap, ParamAttrs, take_param_attrs};
@@ -21,8 +21,8 @@ pub(crate) struct Param {
     pub(crate) index: usize,
     pub(crate) kind: ParamKind,
     pub(crate) attrs: ParamAttrs,
-    /// The whole parameter, for errors about it.
-    pub(crate) span: Span,
+    /// The whole parameter without its helper attributes, for errors about it.
+    pub(crate) tokens: TokenStream,
 }
 
 /// What a parameter is for, decided by its type and attributes.
@@ -72,7 +72,6 @@ impl ToolFn {
     pub(crate) fn new(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
         let mut params = Vec::with_capacity(item.sig.inputs.len());
         for (index, input) in item.sig.inputs.iter_mut().enumerate() {
-            let span = input.span();
             let (kind, attrs) = match input {
                 FnArg::Receiver(receiver) => {
                     let attrs = take_param_attrs(&mut receiver.attrs, errors);
@@ -81,6 +80,9 @@ impl ToolFn {
                 FnArg::Typed(typed) => {
                     let attrs = take_param_attrs(&mut typed.attrs, errors);
                     let kind = classify(&typed.pat, &typed.ty, &attrs);
+                    if matches!(kind, ParamKind::Call) {
+                        elide_lifetime(&mut typed.ty);
+                    }
                     (kind, attrs)
                 }
             };
@@ -88,7 +90,7 @@ impl ToolFn {
                 index,
                 kind,
                 attrs,
-                span,
+                tokens: input.to_token_stream(),
             });
         }
         ToolFn { item, params }
@@ -125,7 +127,7 @@ fn classify(pat: &Pat, ty: &Type, attrs: &ParamAttrs) -> ParamKind {
         if segment.ident == "Ctx" {
             return ParamKind::Ctx;
         }
-        if segment.ident == "CallInfo" && segment.arguments.is_none() {
+        if segment.ident == "CallInfo" {
             return ParamKind::Call;
         }
     }
@@ -141,6 +143,18 @@ fn classify(pat: &Pat, ty: &Type, attrs: &ParamAttrs) -> ParamKind {
         pat: Box::new(pat.clone()),
         ty: Box::new(ty.clone()),
     })
+}
+
+/// `CallInfo` → `CallInfo<'_>`: an `async fn` cannot leave a path's lifetime implicit, and
+/// spelling it out adds nothing for the reader.
+fn elide_lifetime(ty: &mut Type) {
+    if let Type::Path(path) = ty
+        && let Some(segment) = path.path.segments.last_mut()
+        && segment.arguments.is_none()
+    {
+        let ident = &segment.ident;
+        *segment = syn::parse_quote_spanned!(ident.span()=> #ident<'_>);
+    }
 }
 
 /// The last segment of a plain path type: `Ctx` in `cy_tools::Ctx<'_>`.

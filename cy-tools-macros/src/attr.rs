@@ -348,8 +348,8 @@ pub(crate) struct ParamAttrs {
     pub(crate) rename: Option<LitStr>,
     /// The span of `#[args]`, when present.
     pub(crate) args: Option<Span>,
-    /// The span of the first `#[arg]`, when present.
-    pub(crate) arg: Option<Span>,
+    /// The first `#[arg]`, when present.
+    pub(crate) arg: Option<Attribute>,
 }
 
 /// Takes `#[doc]`, `#[arg]` and `#[args]` out of `attrs` into a [`ParamAttrs`]; other
@@ -371,8 +371,8 @@ pub(crate) fn take_param_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) 
             }
             out.args.get_or_insert(attr.span());
         } else if attr.path().is_ident("arg") {
-            out.arg.get_or_insert(attr.span());
             parse_arg(&attr, &mut out, errors);
+            out.arg.get_or_insert(attr);
         } else {
             kept.push(attr);
         }

@@ -117,7 +117,7 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
         ParamKind::Ctx => quote!(__ctx),
         ParamKind::Call => quote!(__call),
         ParamKind::Service(cap) => {
-            let accessor = Ident::new(cap.name(), p.span);
+            let accessor = Ident::new(cap.name(), Span::call_site());
             quote!(__ctx.#accessor())
         }
         ParamKind::Args(_) => quote!(__params),
@@ -132,8 +132,12 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => span,
     };
+    // The conversion carries the return type's span, so a type that cannot become a
+    // `ToolResult` is reported there.
+    let result = Ident::new("__result", ret_span);
     let convert = quote_spanned! {ret_span=>
-        #krate::IntoToolResult::into_tool_result(#fn_ident(#(#call_args),*).await)
+        let #result = #fn_ident(#(#call_args),*).await;
+        #krate::IntoToolResult::into_tool_result(#result)
     };
 
     let description = args
@@ -184,7 +188,7 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
             fn __handler<'a>(
                 __params: #params_ty,
                 __ctx: #krate::Ctx<'a, #caps_ty>,
-                __call: #krate::CallInfo,
+                __call: #krate::CallInfo<'a>,
             ) -> #krate::BoxFuture<'a, #krate::ToolResult> {
                 #krate::__private::Box::pin(async move { #convert })
             }

@@ -1,5 +1,9 @@
-//! The `#[tool]` attribute for `cy-tools`. Use it through `cy_tools::tool`; the documentation
-//! is on [`tool`].
+//! The `#[tool]` attribute for `cy-tools`. Use it as `cy_tools::tool` (it is also in
+//! `cy_tools::prelude`); the documentation is on [`macro@tool`].
+//!
+//! The pipeline, one file per step: `attr` parses the options, `ast` models the function,
+//! `valid` cross-checks (every problem is collected, none stops the others) and `expand`
+//! generates the code.
 
 mod ast;
 mod attr;
@@ -9,7 +13,201 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// placeholder
+/// Turns an `async fn` into a tool: a registered, schema-checked, capability-checked
+/// definition a model can call.
+///
+/// ```
+/// use cy_tools::prelude::*;
+///
+/// /// Read a UTF-8 text file from the session workspace.
+/// #[tool(capabilities(env), read_only)]
+/// async fn read_file(
+///     ctx: Ctx<'_>,
+///     /// Path relative to the workspace root.
+///     path: String,
+///     /// 1-based line to start from.
+///     #[arg(default = 1)]
+///     offset: u64,
+///     /// Maximum number of lines to return.
+///     limit: Option<u64>,
+/// ) -> Result<String, ToolError> {
+///     let text = String::from_utf8_lossy(&ctx.env().read(&path).await?).into_owned();
+///     let lines = text.lines().skip(offset.saturating_sub(1) as usize);
+///     let lines: Vec<&str> = match limit {
+///         Some(n) => lines.take(n as usize).collect(),
+///         None => lines.collect(),
+///     };
+///     Ok(lines.join("\n"))
+/// }
+///
+/// # use cy_tools::DynTool;
+/// assert_eq!(READ_FILE.name(), "read_file");
+/// assert_eq!(READ_FILE.description(), "Read a UTF-8 text file from the session workspace.");
+/// assert_eq!(
+///     READ_FILE.schema().unwrap().field_list(),
+///     "`path` (string, required), `limit` (integer or null), `offset` (integer)"
+/// );
+/// ```
+///
+/// # What the function looks like
+///
+/// * It is an `async fn`: not `const`, `unsafe`, `extern`, generic, or a method.
+/// * Its doc comment is the tool's description, which the model reads to decide when to call
+///   it; a tool without one (and without `description = "..."`) does not compile.
+/// * Each parameter is one of:
+///   * an **argument** the model sends: `name: Type`, where `Type` is owned and implements
+///     `serde::Deserialize` and `schemars::JsonSchema` (so `String`, not `&str`). Its doc
+///     comment is the argument's `description` in the schema. `Option<T>` is optional;
+///     enums, nested structs, `Vec` and maps work through serde and schemars;
+///   * `#[args] p: MyParams`: an existing parameter struct taken whole, instead of inline
+///     arguments (then it is the only argument parameter);
+///   * `ctx: Ctx<'_>`: the session's context, narrowed to the declared capabilities. Leave it
+///     out when the tool needs none;
+///   * `call: CallInfo`: the call's id and cancellation token (`CallInfo<'_>` is written for
+///     you when the lifetime is left out);
+///   * a context field taken directly: `env: &dyn Sandbox`, `executor: &dyn CodeExecutor`,
+///     `session: &SessionIdentity`, `factory: &dyn SessionFactory`, `store: &dyn ExecutionLog`,
+///     `coordinator: &dyn Coordinator` or `chat: &dyn Chat`. Its capability must be declared.
+/// * It returns anything that implements `IntoToolResult`: `String`, `&'static str`, `()`,
+///   `serde_json::Value`, `Json<T>`, `ToolResult`, or `Result` of one of these with an error
+///   that implements `Display` (`ToolError` takes any `std::error::Error` through `?`).
+///
+/// # Options of `#[tool(...)]`
+///
+/// | option | meaning |
+/// |---|---|
+/// | `capabilities(env, chat, ...)` | the context fields the body may touch: `env`, `execute_code`, `session`, `factory`, `store`, `coordinator`, `chat` |
+/// | `name = "..."` | the tool's name, instead of the function's (`^[a-zA-Z0-9_-]{1,64}$`) |
+/// | `description = "..."` | the description, instead of the doc comment |
+/// | `read_only`, `destructive`, `idempotent`, `open_world`, `title = "..."` | MCP annotations; flags take `= false` too. Defaults are MCP's: destructive, open world |
+/// | `timeout = "30s"` | the default timeout of one call: a whole number with `ms`, `s`, `m` or `h` |
+/// | `register = false` | define the tool without registering it at link time |
+/// | `crate = path` | where the runtime is, when it is not `::cy_tools` (a re-export) |
+///
+/// Options of `#[arg(...)]` on an argument: `default` (`Default::default()`), `default = expr`
+/// (a string literal converts with `Into`, so `default = "main"` works for a `String`), and
+/// `rename = "..."` (the name the model sees).
+///
+/// ```
+/// use std::collections::BTreeMap;
+/// use cy_tools::prelude::*;
+/// use cy_tools::{Chat, ChatMessage, Sandbox};
+///
+/// /// How loudly to say it.
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(rename_all = "snake_case")]
+/// enum Volume { Quiet, Loud }
+///
+/// /// Say something in the session's chat.
+/// #[tool(capabilities(chat, session), open_world = false, timeout = "5s")]
+/// async fn say(
+///     chat: &dyn Chat,
+///     session: &SessionIdentity,
+///     call: CallInfo,
+///     /// What to say.
+///     #[arg(rename = "message")]
+///     text: String,
+///     /// How loudly.
+///     #[arg(default = Volume::Quiet)]
+///     volume: Volume,
+///     /// Extra labels for the log.
+///     #[arg(default)]
+///     labels: BTreeMap<String, String>,
+/// ) -> Result<String, ToolError> {
+///     let text = match volume { Volume::Quiet => text, Volume::Loud => text.to_uppercase() };
+///     chat.send(ChatMessage { session_id: session.session_id.clone(), text }).await?;
+///     Ok(format!("said it ({} labels, call {})", labels.len(), call.id))
+/// }
+///
+/// /// The numbers to add.
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Pair {
+///     /// The first.
+///     a: i64,
+///     /// The second.
+///     b: i64,
+/// }
+///
+/// /// Add two numbers.
+/// #[tool(name = "add_numbers", read_only, register = false)]
+/// async fn add(#[args] pair: Pair) -> String {
+///     (pair.a + pair.b).to_string()
+/// }
+///
+/// # use cy_tools::DynTool;
+/// assert_eq!(SAY.schema().unwrap().properties(), ["labels", "message", "volume"]);
+/// assert_eq!(ADD.name(), "add_numbers");
+/// ```
+///
+/// # What it generates
+///
+/// Beside the function, which stays as written (so it can be called directly), in the same
+/// scope and with the same visibility, for `async fn read_file`:
+///
+/// * `ReadFileParams`: the argument struct, deriving `Deserialize` (with
+///   `deny_unknown_fields`) and `JsonSchema` through the runtime's re-exports. Not generated
+///   for an `#[args]` struct, which is used as it is.
+/// * `ReadFileCaps`: the capability set, an empty enum implementing `CapabilitySet` and one
+///   `Grants<cap::X>` per declared capability; `Ctx<'_>` in the signature becomes
+///   `Ctx<'_, ReadFileCaps>`. Not generated when no capability is declared (the set is
+///   `NoCapabilities`).
+/// * `READ_FILE`: the `static ToolDefinition<ReadFileParams, ReadFileCaps>`, with the name,
+///   description, annotations and timeout.
+/// * An `inventory` registration of `READ_FILE`, so `ToolRegistry::linked()` finds it (unless
+///   `register = false`).
+///
+/// Every generated public item is documented, so `#![deny(missing_docs)]` holds.
+///
+/// # Capabilities are checked by the compiler
+///
+/// A body that touches a context field it did not declare does not compile:
+///
+/// ```compile_fail
+/// use cy_tools::prelude::*;
+///
+/// /// Tell the chat.
+/// #[tool(capabilities(env))]
+/// async fn tell(ctx: Ctx<'_>) -> String {
+///     let _ = ctx.chat(); // error: tool capability `Chat` is not granted to this tool
+///     String::new()
+/// }
+/// ```
+///
+/// Nor does a signature that asks for an undeclared field (`chat: &dyn Chat` without
+/// `capabilities(chat)`): the error points at that parameter.
+///
+/// # Testing a tool without a registry
+///
+/// Call the function. Build its `Ctx` from a `ToolContext` with `Ctx::new`, naming the
+/// generated capability set, and per-call data with `CallInfo::for_test`:
+///
+/// ```
+/// use std::sync::Arc;
+/// use cy_tools::prelude::*;
+/// use cy_tools::{Sandbox, memory::MemorySandbox};
+///
+/// /// Count the bytes of a file.
+/// #[tool(capabilities(env), read_only)]
+/// async fn file_size(ctx: Ctx<'_>, call: CallInfo, /** The file. */ path: String) -> Result<String, ToolError> {
+///     Ok(format!("{}: {} bytes", call.id, ctx.env().read(&path).await?.len()))
+/// }
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let sandbox = Arc::new(MemorySandbox::new());
+/// sandbox.write("a.txt", b"hello".to_vec()).await.unwrap();
+/// let context = ToolContext::new(SessionIdentity::root("test", "acme")).with_env(sandbox);
+/// let ctx = Ctx::<FileSizeCaps>::new(&context).unwrap();
+/// let cancel = CancellationToken::new();
+/// let answer = file_size(ctx, CallInfo::for_test("c1", &cancel), "a.txt".into()).await.unwrap();
+/// assert_eq!(answer, "c1: 5 bytes");
+/// # });
+/// ```
+///
+/// # Errors
+///
+/// Mistakes are compile errors that point at the offending token and say the rule and the
+/// fix; all of them are reported at once. The function is still emitted (without the
+/// generated items), so other code that calls it keeps compiling.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()

@@ -1,6 +1,7 @@
 //! Cross-checks between the function, its parameters and the `#[tool]` options. Every problem
 //! is recorded with the span of the token it is about; nothing stops at the first one.
 
+use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, Safety, Type};
 
 use crate::ast::{ParamKind, ToolFn, last_segment, unraw};
@@ -148,34 +149,34 @@ fn check_params(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
     let args_param = tool.args_param();
     for param in &tool.params {
         let is_field = matches!(param.kind, ParamKind::Field(_));
-        if let (Some(span), false) = (param.attrs.arg, is_field) {
-            errors.at(
-                span,
+        if let (Some(arg), false) = (&param.attrs.arg, is_field) {
+            errors.spanned(
+                arg,
                 "`#[arg]` configures an argument the model sends; this parameter is filled by the runtime, so remove `#[arg]`",
             );
         }
         match &param.kind {
-            ParamKind::Receiver => errors.at(
-                param.span,
+            ParamKind::Receiver => errors.spanned(
+                &param.tokens,
                 "a tool cannot be a method: it takes `self`; make it a free `async fn` and reach session state through `Ctx`",
             ),
             ParamKind::Ctx => {
                 if ctx_seen {
-                    errors.at(param.span, "duplicate `Ctx` parameter: take the context once");
+                    errors.spanned(&param.tokens, "duplicate `Ctx` parameter: take the context once");
                 }
                 ctx_seen = true;
                 check_ctx_type(tool, param.index, errors);
             }
             ParamKind::Call => {
                 if call_seen {
-                    errors.at(param.span, "duplicate `CallInfo` parameter: take it once");
+                    errors.spanned(&param.tokens, "duplicate `CallInfo` parameter: take it once");
                 }
                 call_seen = true;
             }
             ParamKind::Service(cap) => {
                 if !args.grants(*cap) {
-                    errors.at(
-                        param.span,
+                    errors.spanned(
+                        &param.tokens,
                         format!(
                             "this parameter asks for the session's `{}` (`&{}{}`), which the tool does not declare: add `{}` to `#[tool(capabilities(...))]`",
                             cap.name(),
@@ -190,8 +191,8 @@ fn check_params(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
                 if let Some((first, _)) = args_param
                     && first.index != param.index
                 {
-                    errors.at(
-                        param.span,
+                    errors.spanned(
+                        &param.tokens,
                         "duplicate `#[args]` parameter: one struct takes all the arguments",
                     );
                 }
@@ -206,8 +207,8 @@ fn check_params(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
                     continue;
                 };
                 if let Some((_, _)) = args_param {
-                    errors.at(
-                        param.span,
+                    errors.spanned(
+                        &param.tokens,
                         format!(
                             "parameter `{}` cannot sit beside an `#[args]` struct, which takes all the arguments: move it into that struct",
                             unraw(ident)
@@ -234,12 +235,11 @@ fn check_params(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
                 }
                 let wire = field.wire_name(&param.attrs).unwrap_or_default();
                 if names.contains(&wire) {
-                    let at = param
-                        .attrs
-                        .rename
-                        .as_ref()
-                        .map_or(param.span, |r| r.span());
-                    errors.at(
+                    let at = match &param.attrs.rename {
+                        Some(rename) => rename.to_token_stream(),
+                        None => field.pat.to_token_stream(),
+                    };
+                    errors.spanned(
                         at,
                         format!(
                             "two parameters are named `{wire}` for the model (after `rename`): each argument needs its own name; rename one of them"
@@ -290,7 +290,7 @@ fn check_owned(ty: &Type, errors: &mut Errors) {
         );
         return;
     }
-    if let Some(bad) = find_borrow(ty) {
+    if let Some(bad) = find_reference(ty).or_else(|| find_borrow(ty)) {
         let hint = match bad {
             Type::Reference(r) if last_segment(&r.elem).is_some_and(|s| s.ident == "str") => {
                 "use `String`".to_string()
@@ -309,6 +309,15 @@ fn check_owned(ty: &Type, errors: &mut Errors) {
                 "a tool parameter cannot borrow: the arguments are deserialized from the model's JSON into owned values that outlive it; {hint}"
             ),
         );
+    }
+}
+
+/// Any reference inside `ty`, `'static` ones too: serde cannot hand out `&'static` data
+/// from a model's JSON.
+fn find_reference(ty: &Type) -> Option<&Type> {
+    match ty {
+        Type::Reference(_) => Some(ty),
+        other => children(other).into_iter().find_map(find_reference),
     }
 }
 

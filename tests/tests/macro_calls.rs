@@ -50,7 +50,7 @@ async fn call(tools: &Toolset, name: &str, args: Value) -> ToolResult {
         .execute(
             name,
             ToolCall::new("call-7", args),
-            CancellationToken::new(),
+            &CancellationToken::new(),
         )
         .await
 }
@@ -251,9 +251,13 @@ async fn annotated_functions_stay_callable_directly() {
     assert_eq!(text, "gamma");
 
     let ctx = Ctx::<misc::NotifyCaps>::new(&context).unwrap();
-    let said = misc::notify(ctx, CallInfo::for_test("direct"), "hi".into())
-        .await
-        .unwrap();
+    let said = misc::notify(
+        ctx,
+        CallInfo::for_test("direct", &CancellationToken::new()),
+        "hi".into(),
+    )
+    .await
+    .unwrap();
     assert_eq!(said, "sent from session `s-1` in call `direct`");
     assert_eq!(chat.messages().len(), 1);
 

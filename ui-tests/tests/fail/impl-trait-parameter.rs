@@ -1,0 +1,9 @@
+use cy_tools::tool;
+
+/// Greet someone.
+#[tool]
+async fn greet(name: impl Into<String>) -> String {
+    name.into()
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use cy_tools::tool;
+
+/// Not a function.
+#[tool]
+struct ReadFile {
+    path: String,
+}
+
+fn main() {}

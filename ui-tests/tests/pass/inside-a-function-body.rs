@@ -1,0 +1,24 @@
+//! Tools defined inside a function body, where their types are local too.
+
+use cy_tools::{DynTool, ToolRegistry, tool};
+
+fn main() {
+    /// A local argument type.
+    #[derive(serde::Deserialize, schemars::JsonSchema)]
+    struct Local {
+        /// A value.
+        value: u8,
+    }
+
+    /// Use a local type.
+    #[tool]
+    async fn local_tool(
+        /// The local value.
+        local: Local,
+    ) -> String {
+        local.value.to_string()
+    }
+
+    assert_eq!(LOCAL_TOOL.schema().unwrap().properties(), ["local"]);
+    assert_eq!(ToolRegistry::linked().unwrap().names(), ["local_tool"]);
+}
