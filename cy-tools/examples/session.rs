@@ -23,7 +23,11 @@ struct ReadText {
 
 capability_set!(ReadCaps: env);
 
-fn read_text<'a>(p: ReadText, ctx: Ctx<'a, ReadCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
+fn read_text<'a>(
+    p: ReadText,
+    ctx: Ctx<'a, ReadCaps>,
+    _: CallInfo<'a>,
+) -> BoxFuture<'a, ToolResult> {
     Box::pin(async move {
         match ctx.env().read(&p.path).await {
             Ok(bytes) => ToolResult::text(String::from_utf8_lossy(&bytes)),
@@ -32,8 +36,11 @@ fn read_text<'a>(p: ReadText, ctx: Ctx<'a, ReadCaps>, _: CallInfo<'a>) -> BoxFut
     })
 }
 
-static READ_TEXT: ToolDefinition<ReadText, ReadCaps> =
-    ToolDefinition::new("read_text", "Reads a UTF-8 text file from the workspace.", read_text);
+static READ_TEXT: ToolDefinition<ReadText, ReadCaps> = ToolDefinition::new(
+    "read_text",
+    "Reads a UTF-8 text file from the workspace.",
+    read_text,
+);
 
 /// Parameters of `say`.
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -64,8 +71,12 @@ static SAY: ToolDefinition<Say, ChatCaps> =
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let mut registry = ToolRegistry::new();
-    registry.register("read_text", ToolFactory::new(&READ_TEXT)).expect("valid name");
-    registry.register("say", ToolFactory::new(&SAY)).expect("valid name");
+    registry
+        .register("read_text", ToolFactory::new(&READ_TEXT))
+        .expect("valid name");
+    registry
+        .register("say", ToolFactory::new(&SAY))
+        .expect("valid name");
 
     let sandbox = Arc::new(MemorySandbox::new());
     sandbox
@@ -90,7 +101,11 @@ async fn main() {
     ];
     for (i, (name, args)) in calls.into_iter().enumerate() {
         let result = tools
-            .execute(name, ToolCall::new(format!("call-{i}"), args.clone()), &cancel)
+            .execute(
+                name,
+                ToolCall::new(format!("call-{i}"), args.clone()),
+                &cancel,
+            )
             .await;
         let flag = if result.is_error { "error" } else { "ok" };
         println!("{name} {args} -> [{flag}] {}", result.text_content());
@@ -98,5 +113,8 @@ async fn main() {
 
     // A subagent's context is narrower: no chat, so no messaging tool.
     let child = ToolContext::new(root.session().child("child-1")).with_env(sandbox);
-    println!("subagent tools: {:?}", registry.build(&spec, &child).names());
+    println!(
+        "subagent tools: {:?}",
+        registry.build(&spec, &child).names()
+    );
 }

@@ -1,0 +1,361 @@
+//! `LocalSandbox` (a workspace folder on the host) and `SessionEnv` (a session's view of it).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cap_std::ambient_authority;
+use cap_std::fs::Dir;
+use cy_tools::{
+    BoxFuture, DirEntryInfo, ExecOptions, ProcessTable, Sandbox, SearchOptions, SearchResult,
+    ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+};
+
+use super::confine::{self, WORKSPACE_PREFIX};
+use super::processes::LocalProcessTable;
+use super::{exec, fs_ops, search, walk};
+
+/// Largest ranged read done on the calling thread.
+const INLINE_READ_MAX: usize = 64 * 1024;
+
+/// Limits for commands run in a sandbox.
+///
+/// ```
+/// use std::time::Duration;
+/// use cy_tools_builtin::ExecLimits;
+/// let limits = ExecLimits { output_limit: 64 * 1024, ..ExecLimits::default() };
+/// assert_eq!(limits.default_timeout, Duration::from_secs(120));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecLimits {
+    /// Cap on captured stdout, and separately on stderr, unless a call sets its own.
+    pub output_limit: usize,
+    /// Timeout of a command whose call sets none.
+    pub default_timeout: Duration,
+    /// The longest timeout a call may ask for.
+    pub max_timeout: Duration,
+    /// `PATH` in the clean environment commands start with.
+    pub path: String,
+    /// `LANG` in that environment.
+    pub lang: String,
+    /// Unread output kept per background process stream before older output is dropped.
+    pub process_buffer: usize,
+}
+
+impl Default for ExecLimits {
+    fn default() -> Self {
+        ExecLimits {
+            output_limit: 1024 * 1024,
+            default_timeout: Duration::from_secs(120),
+            max_timeout: Duration::from_secs(3600),
+            path: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_string(),
+            lang: "C.UTF-8".to_string(),
+            process_buffer: 1024 * 1024,
+        }
+    }
+}
+
+/// A workspace folder on the host that sessions get views of.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use cy_tools::Sandbox;
+/// use cy_tools_builtin::LocalSandbox;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let env = LocalSandbox::new(dir.path()).unwrap().env();
+/// env.write("notes/a.txt", b"hi".to_vec()).await.unwrap();
+/// assert_eq!(env.read("/workspace/notes/a.txt").await.unwrap(), b"hi");
+/// let err = env.read("../outside.txt").await.unwrap_err();
+/// assert!(err.to_string().starts_with("path `../outside.txt` is outside the workspace"));
+/// # });
+/// ```
+#[derive(Clone, Debug)]
+pub struct LocalSandbox {
+    root: PathBuf,
+    limits: ExecLimits,
+}
+
+impl LocalSandbox {
+    /// A sandbox rooted at `root`, created if missing.
+    ///
+    /// # Errors
+    /// `root` cannot be created or resolved.
+    pub fn new(root: impl AsRef<Path>) -> std::io::Result<Self> {
+        std::fs::create_dir_all(root.as_ref())?;
+        Ok(LocalSandbox {
+            root: root.as_ref().canonicalize()?,
+            limits: ExecLimits::default(),
+        })
+    }
+
+    /// The same sandbox with other command limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: ExecLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The host folder.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// A session view of the whole workspace (the seed's `/workspace`), with its own process
+    /// table.
+    ///
+    /// # Panics
+    /// Never in practice: the root was opened by [`LocalSandbox::new`]; if it has since been
+    /// removed, views are made of an empty folder recreated in its place.
+    pub fn env(&self) -> SessionEnv {
+        match SessionEnv::open(
+            self.root.clone(),
+            WORKSPACE_PREFIX.to_string(),
+            self.limits.clone(),
+        ) {
+            Ok(env) => env,
+            Err(_) => {
+                let _ = std::fs::create_dir_all(&self.root);
+                SessionEnv::open(
+                    self.root.clone(),
+                    WORKSPACE_PREFIX.to_string(),
+                    self.limits.clone(),
+                )
+                .unwrap_or_else(|err| {
+                    panic!(
+                        "cannot open the sandbox root {}: {err}",
+                        self.root.display()
+                    )
+                })
+            }
+        }
+    }
+}
+
+/// A session's view of a [`LocalSandbox`]: every path resolves beneath its folder.
+///
+/// Cloning shares the view and its process table; the processes are killed when the last
+/// clone is dropped.
+#[derive(Clone)]
+pub struct SessionEnv {
+    inner: Arc<EnvInner>,
+}
+
+struct EnvInner {
+    dir: Dir,
+    host_path: PathBuf,
+    display: String,
+    limits: ExecLimits,
+    processes: LocalProcessTable,
+}
+
+impl SessionEnv {
+    fn open(host_path: PathBuf, display: String, limits: ExecLimits) -> std::io::Result<Self> {
+        let dir = Dir::open_ambient_dir(&host_path, ambient_authority())?;
+        let processes = LocalProcessTable::new(dir.try_clone()?, host_path.clone(), limits.clone());
+        Ok(SessionEnv {
+            inner: Arc::new(EnvInner {
+                dir,
+                host_path,
+                display,
+                limits,
+                processes,
+            }),
+        })
+    }
+
+    /// The host folder of this view.
+    pub fn host_path(&self) -> &Path {
+        &self.inner.host_path
+    }
+
+    /// The command limits of this view.
+    pub fn limits(&self) -> &ExecLimits {
+        &self.inner.limits
+    }
+
+    /// A second handle on the view's directory, for blocking work on another thread.
+    fn dir(&self) -> Result<Dir, ServiceError> {
+        self.inner.dir.try_clone().map_err(|err| {
+            ServiceError::new(
+                ServiceErrorKind::Other,
+                format!("could not open the workspace: {err}"),
+            )
+        })
+    }
+
+    /// Runs blocking file work on the blocking pool with a handle on the view's directory.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Dir) -> Result<T, ServiceError> + Send + 'static,
+    ) -> Result<T, ServiceError> {
+        let dir = self.dir()?;
+        tokio::task::spawn_blocking(move || work(&dir))
+            .await
+            .unwrap_or_else(|err| {
+                Err(ServiceError::new(
+                    ServiceErrorKind::Other,
+                    format!("the file operation failed unexpectedly: {err}"),
+                ))
+            })
+    }
+}
+
+impl std::fmt::Debug for SessionEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionEnv")
+            .field("display", &self.inner.display)
+            .field("host_path", &self.inner.host_path)
+            .finish()
+    }
+}
+
+impl Sandbox for SessionEnv {
+    fn describe(&self) -> String {
+        self.inner.display.clone()
+    }
+
+    fn resolve_path(&self, path: &str) -> Result<PathBuf, ServiceError> {
+        let rel = confine::relative(path)?;
+        // Resolve through cap-std so a symlink that leads out is refused, then name the host
+        // path lexically: the caller gets a path inside the view or an error.
+        match self.inner.dir.symlink_metadata(&rel) {
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => return Err(confine::io_error(path, &err)),
+        }
+        if let Some(parent) = rel.parent().filter(|p| !p.as_os_str().is_empty()) {
+            match self.inner.dir.metadata(parent) {
+                Ok(_) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => return Err(confine::io_error(path, &err)),
+            }
+        }
+        Ok(self.inner.host_path.join(rel))
+    }
+
+    fn read<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<Vec<u8>, ServiceError>> {
+        let path = path.to_string();
+        Box::pin(self.blocking(move |dir| fs_ops::read(dir, &path)))
+    }
+
+    fn read_range<'a>(
+        &'a self,
+        path: &'a str,
+        offset: u64,
+        max_len: usize,
+    ) -> BoxFuture<'a, Result<Vec<u8>, ServiceError>> {
+        // A small ranged read from the page cache takes microseconds, less than the hand-off
+        // to the blocking pool; larger ones go there so the executor is never held up long.
+        if max_len <= INLINE_READ_MAX {
+            let result = fs_ops::read_range(&self.inner.dir, path, offset, max_len);
+            return Box::pin(async move { result });
+        }
+        let path = path.to_string();
+        Box::pin(self.blocking(move |dir| fs_ops::read_range(dir, &path, offset, max_len)))
+    }
+
+    fn write<'a>(
+        &'a self,
+        path: &'a str,
+        contents: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), ServiceError>> {
+        let path = path.to_string();
+        Box::pin(self.blocking(move |dir| fs_ops::write_atomic(dir, &path, &contents)))
+    }
+
+    fn stat<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<DirEntryInfo, ServiceError>> {
+        let path = path.to_string();
+        Box::pin(self.blocking(move |dir| fs_ops::stat(dir, &path)))
+    }
+
+    fn list_dir<'a>(
+        &'a self,
+        path: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<DirEntryInfo>, ServiceError>> {
+        let path = path.to_string();
+        Box::pin(self.blocking(move |dir| fs_ops::list_dir(dir, &path)))
+    }
+
+    fn walk<'a>(
+        &'a self,
+        path: &'a str,
+        options: WalkOptions,
+    ) -> BoxFuture<'a, Result<WalkResult, ServiceError>> {
+        let path = path.to_string();
+        Box::pin(self.blocking(move |dir| walk::walk(dir, &path, &options)))
+    }
+
+    fn search<'a>(
+        &'a self,
+        path: &'a str,
+        options: SearchOptions,
+    ) -> BoxFuture<'a, Result<SearchResult, ServiceError>> {
+        let path = path.to_string();
+        Box::pin(self.blocking(move |dir| search::search(dir, &path, &options)))
+    }
+
+    fn exec<'a>(
+        &'a self,
+        command: &'a str,
+        options: ExecOptions,
+    ) -> BoxFuture<'a, Result<ShellResult, ServiceError>> {
+        Box::pin(async move {
+            let cwd = confine::command_dir(
+                &self.inner.dir,
+                &self.inner.host_path,
+                options.cwd.as_deref(),
+            )?;
+            exec::run(
+                command,
+                &cwd,
+                &self.inner.host_path,
+                options,
+                &self.inner.limits,
+            )
+            .await
+        })
+    }
+
+    fn scoped(&self, subdir: &str) -> Result<Arc<dyn Sandbox>, ServiceError> {
+        let rel = confine::relative(subdir)?;
+        if rel == Path::new(".") {
+            return Err(ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                "a scoped view needs a subfolder name, such as `child-1`",
+            ));
+        }
+        self.inner
+            .dir
+            .create_dir_all(&rel)
+            .map_err(|err| confine::io_error(subdir, &err))?;
+        // Open through cap-std first, so a symlink named like the child cannot point the view
+        // outside; the host path is only used to start commands in.
+        let dir = self
+            .inner
+            .dir
+            .open_dir(&rel)
+            .map_err(|err| confine::io_error(subdir, &err))?;
+        let host_path = self.inner.host_path.join(&rel);
+        let display = format!("{}/{}", self.inner.display, rel.display());
+        let processes = LocalProcessTable::new(
+            dir.try_clone()
+                .map_err(|err| confine::io_error(subdir, &err))?,
+            host_path.clone(),
+            self.inner.limits.clone(),
+        );
+        Ok(Arc::new(SessionEnv {
+            inner: Arc::new(EnvInner {
+                dir,
+                host_path,
+                display,
+                limits: self.inner.limits.clone(),
+                processes,
+            }),
+        }))
+    }
+
+    fn processes(&self) -> Result<&dyn ProcessTable, ServiceError> {
+        Ok(&self.inner.processes)
+    }
+}

@@ -1,0 +1,12 @@
+//! The local sandbox: a workspace folder on the host, and session views of it.
+
+mod confine;
+mod env;
+mod exec;
+mod fs_ops;
+mod processes;
+mod search;
+mod walk;
+
+pub use env::{ExecLimits, LocalSandbox, SessionEnv};
+pub use processes::LocalProcessTable;

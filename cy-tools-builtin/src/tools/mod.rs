@@ -1,0 +1,10 @@
+//! The built-in tools. Each registers itself at link time; the statics (`READ_FILE`, ...) are
+//! the context-free definitions.
+
+pub mod edit_file;
+pub mod find_files;
+pub mod list_directory;
+pub mod read_file;
+pub mod search_text;
+mod text;
+pub mod write_file;
