@@ -137,7 +137,7 @@ pub(crate) fn io_error(path: &str, err: &io::Error) -> ServiceError {
         ),
         io::ErrorKind::NotADirectory => ServiceError::new(
             ServiceErrorKind::InvalidInput,
-            format!("`{path}` goes through something that is not a folder"),
+            format!("`{path}` is not a folder (or goes through a file); use read_file for a file"),
         ),
         io::ErrorKind::IsADirectory => ServiceError::new(
             ServiceErrorKind::InvalidInput,

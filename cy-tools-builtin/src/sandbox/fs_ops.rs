@@ -80,7 +80,15 @@ pub(crate) fn read_range(
 /// see the old or the new contents and a crash leaves no half-written file.
 pub(crate) fn write_atomic(dir: &Dir, path: &str, contents: &[u8]) -> Result<(), ServiceError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let rel = relative(path)?;
+    let mut rel = relative(path)?;
+    // Writing to a symlink writes to what it points to, as an editor would; one that leads
+    // out of the view is refused (cap-std's canonicalize stays beneath the directory).
+    if dir
+        .symlink_metadata(&rel)
+        .is_ok_and(|meta| meta.file_type().is_symlink())
+    {
+        rel = dir.canonicalize(&rel).map_err(|err| io_error(path, &err))?;
+    }
     let Some(name) = rel.file_name() else {
         return Err(ServiceError::new(
             ServiceErrorKind::InvalidInput,
@@ -95,13 +103,13 @@ pub(crate) fn write_atomic(dir: &Dir, path: &str, contents: &[u8]) -> Result<(),
     };
     dir.create_dir_all(parent)
         .map_err(|err| io_error(path, &err))?;
-    if let Ok(meta) = dir.symlink_metadata(&rel) {
-        if meta.is_dir() {
-            return Err(ServiceError::new(
-                ServiceErrorKind::InvalidInput,
-                format!("`{path}` is a folder; write to a file path inside it"),
-            ));
-        }
+    if let Ok(meta) = dir.symlink_metadata(&rel)
+        && meta.is_dir()
+    {
+        return Err(ServiceError::new(
+            ServiceErrorKind::InvalidInput,
+            format!("`{path}` is a folder; write to a file path inside it"),
+        ));
     }
     let temp = parent.join(format!(
         ".{}.cy-tmp-{}-{}",

@@ -47,10 +47,10 @@ pub(crate) fn search(
         if entry.kind != EntryKind::File {
             return true;
         }
-        if let Some(glob) = &glob {
-            if !glob.is_match(&entry.path) {
-                return true;
-            }
+        if let Some(glob) = &glob
+            && !glob.is_match(&entry.path)
+        {
+            return true;
         }
         let name = match std::path::Path::new(&entry.path).file_name() {
             Some(name) => name.to_owned(),

@@ -98,14 +98,15 @@ pub(crate) fn visit(
             if !found(info, &level.dir) {
                 return Ok(());
             }
-            if kind == EntryKind::Dir && level.depth + 1 < options.max_depth {
-                if let Ok(child) = level.dir.open_dir(&name) {
-                    children.push(Level {
-                        dir: child,
-                        rel,
-                        depth: level.depth + 1,
-                    });
-                }
+            if kind == EntryKind::Dir
+                && level.depth + 1 < options.max_depth
+                && let Ok(child) = level.dir.open_dir(&name)
+            {
+                children.push(Level {
+                    dir: child,
+                    rel,
+                    depth: level.depth + 1,
+                });
             }
         }
         // Reverse so the first child is visited first.
@@ -122,13 +123,13 @@ struct Level {
 
 fn load_gitignore(dir: &Dir, rel: &Path) -> Gitignore {
     let mut builder = GitignoreBuilder::new(rel);
-    if let Ok(meta) = dir.metadata(".gitignore") {
-        if meta.is_file() && meta.len() <= MAX_GITIGNORE {
-            if let Ok(text) = dir.read_to_string(".gitignore") {
-                for line in text.lines() {
-                    let _ = builder.add_line(None, line);
-                }
-            }
+    if let Ok(meta) = dir.metadata(".gitignore")
+        && meta.is_file()
+        && meta.len() <= MAX_GITIGNORE
+        && let Ok(text) = dir.read_to_string(".gitignore")
+    {
+        for line in text.lines() {
+            let _ = builder.add_line(None, line);
         }
     }
     builder.build().unwrap_or_else(|_| Gitignore::empty())

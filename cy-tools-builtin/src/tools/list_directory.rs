@@ -27,14 +27,8 @@ pub async fn list_directory(
             "`depth` must be between 1 and {MAX_DEPTH}, got {depth}"
         )));
     }
-    let env = ctx.env();
-    let info = env.stat(&path).await?;
-    if info.kind != EntryKind::Dir {
-        return Err(ToolError::new(format!(
-            "`{path}` is not a folder; use read_file to read a file"
-        )));
-    }
-    let walk = env
+    let walk = ctx
+        .env()
         .walk(
             &path,
             WalkOptions {

@@ -1,0 +1,292 @@
+//! An attack corpus: paths that try to leave the workspace, sent through every file tool.
+//! Every one must be refused, and nothing outside the workspace may be read or written.
+
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use cy_tools::{
+    AgentTool, CancellationToken, Sandbox, SessionIdentity, ToolCall, ToolContext, bind_tool,
+};
+use cy_tools_builtin::LocalSandbox;
+use cy_tools_builtin::tools::{
+    edit_file::EDIT_FILE, find_files::FIND_FILES, list_directory::LIST_DIRECTORY,
+    read_file::READ_FILE, search_text::SEARCH_TEXT, write_file::WRITE_FILE,
+};
+use serde_json::json;
+
+const SECRET: &str = "TOP SECRET: outside the workspace";
+
+struct Layout {
+    _base: tempfile::TempDir,
+    base: PathBuf,
+    ws: PathBuf,
+}
+
+fn layout() -> Layout {
+    let base_dir = tempfile::tempdir().unwrap();
+    let base = base_dir.path().canonicalize().unwrap();
+    let outside = base.join("outside");
+    std::fs::create_dir_all(outside.join("dir")).unwrap();
+    std::fs::write(outside.join("secret.txt"), SECRET).unwrap();
+    std::fs::write(outside.join("dir/deep.txt"), SECRET).unwrap();
+    let ws = base.join("ws");
+    std::fs::create_dir_all(ws.join("sub")).unwrap();
+    std::fs::write(ws.join("inside.txt"), "inside\n").unwrap();
+    symlink("../outside/secret.txt", ws.join("link_out_file")).unwrap();
+    symlink(outside.join("secret.txt"), ws.join("link_out_abs")).unwrap();
+    symlink("../outside", ws.join("link_out_dir")).unwrap();
+    symlink(&outside, ws.join("link_out_dir_abs")).unwrap();
+    symlink("../..", ws.join("sub/link_up")).unwrap();
+    symlink("/", ws.join("link_root")).unwrap();
+    symlink("loop_b", ws.join("loop_a")).unwrap();
+    symlink("loop_a", ws.join("loop_b")).unwrap();
+    Layout {
+        _base: base_dir,
+        base,
+        ws,
+    }
+}
+
+/// Every escape form: `..`, absolute paths, file and folder symlinks anywhere in the path
+/// (relative and absolute targets), loops, NUL bytes, over-long paths.
+fn corpus() -> Vec<String> {
+    let mut paths: Vec<String> = [
+        "..",
+        "../",
+        "../outside/secret.txt",
+        "../../etc/passwd",
+        "./../outside/secret.txt",
+        "sub/../../outside/secret.txt",
+        "sub/../..",
+        "a/b/../../../outside/secret.txt",
+        "inside.txt/../../outside/secret.txt",
+        "/etc/passwd",
+        "/etc",
+        "/",
+        "//etc/passwd",
+        "/./etc/passwd",
+        "/tmp/cy-escape.txt",
+        "/proc/self/root/etc/passwd",
+        "/dev/null",
+        "/workspace/../outside/secret.txt",
+        "/workspace/../../etc/passwd",
+        "/workspacex/secret.txt",
+        "/workspace/sub/../../outside/secret.txt",
+        "link_out_file",
+        "link_out_abs",
+        "link_out_dir",
+        "link_out_dir/",
+        "link_out_dir/secret.txt",
+        "link_out_dir/dir/deep.txt",
+        "link_out_dir/new.txt",
+        "link_out_dir_abs",
+        "link_out_dir_abs/secret.txt",
+        "link_out_dir_abs/dir",
+        "sub/link_up",
+        "sub/link_up/outside/secret.txt",
+        "sub/link_up/ws/inside.txt",
+        "link_root/etc/passwd",
+        "link_root/tmp/cy-escape.txt",
+        "/workspace/link_out_dir/secret.txt",
+        "loop_a",
+        "loop_a/x",
+        "inside.txt\0../outside/secret.txt",
+        "\0",
+        "link_out_file\0",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    paths.push("a/".repeat(3000));
+    paths.push(format!("{}/x", "n".repeat(300)));
+    paths
+}
+
+fn tools(ws: &Path) -> Vec<AgentTool> {
+    let env = LocalSandbox::new(ws).unwrap().env();
+    let ctx = ToolContext::new(SessionIdentity::root("attack", "acme")).with_env(Arc::new(env));
+    vec![
+        bind_tool(&READ_FILE, ctx.clone()).unwrap(),
+        bind_tool(&WRITE_FILE, ctx.clone()).unwrap(),
+        bind_tool(&EDIT_FILE, ctx.clone()).unwrap(),
+        bind_tool(&LIST_DIRECTORY, ctx.clone()).unwrap(),
+        bind_tool(&FIND_FILES, ctx.clone()).unwrap(),
+        bind_tool(&SEARCH_TEXT, ctx).unwrap(),
+    ]
+}
+
+fn args_for(tool: &str, path: &str) -> serde_json::Value {
+    match tool {
+        "read_file" | "list_directory" => json!({"path": path}),
+        "write_file" => json!({"path": path, "content": "pwned"}),
+        "edit_file" => json!({"path": path, "old_string": "TOP", "new_string": "pwned"}),
+        "find_files" => json!({"path": path, "pattern": "*"}),
+        "search_text" => json!({"path": path, "pattern": "SECRET|root"}),
+        other => panic!("no arguments for {other}"),
+    }
+}
+
+/// A snapshot of everything outside the workspace that a tool could touch.
+fn outside_state(layout: &Layout) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![layout.base.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            if path.starts_with(&layout.ws) {
+                continue;
+            }
+            let ft = entry.file_type().unwrap();
+            if ft.is_dir() {
+                stack.push(path);
+            } else if ft.is_file() {
+                files.push((path.clone(), std::fs::read(&path).unwrap()));
+            } else {
+                files.push((path, Vec::new()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_escape_is_refused_by_every_file_tool() {
+    let layout = layout();
+    let before = outside_state(&layout);
+    let tools = tools(&layout.ws);
+    let corpus = corpus();
+    assert!(corpus.len() >= 40, "the corpus has {} paths", corpus.len());
+    let cancel = CancellationToken::new();
+    let mut checked = 0;
+    for path in &corpus {
+        for tool in &tools {
+            let result = tool
+                .execute(ToolCall::new("c", args_for(tool.name(), path)), &cancel)
+                .await;
+            let text = result.text_content();
+            assert!(result.is_error, "{} accepted {path:?}: {text}", tool.name());
+            assert!(
+                !text.contains("TOP SECRET") && !text.contains("root:x:0:0"),
+                "{} leaked outside content for {path:?}: {text}",
+                tool.name()
+            );
+            let names_the_problem = [
+                "is outside the workspace",
+                "invalid path",
+                "symbolic link that cannot be followed",
+            ]
+            .iter()
+            .any(|phrase| text.contains(phrase));
+            assert!(
+                names_the_problem,
+                "{} refused {path:?} without naming the problem: {text}",
+                tool.name()
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, corpus.len() * 6);
+    assert_eq!(
+        outside_state(&layout),
+        before,
+        "something outside the workspace changed"
+    );
+    assert!(!Path::new("/tmp/cy-escape.txt").exists());
+}
+
+#[tokio::test]
+async fn symlinks_that_stay_inside_still_work() {
+    let layout = layout();
+    symlink("inside.txt", layout.ws.join("link_in")).unwrap();
+    let env = LocalSandbox::new(&layout.ws).unwrap().env();
+    assert_eq!(env.read("link_in").await.unwrap(), b"inside\n");
+    assert_eq!(env.read("sub/../inside.txt").await.unwrap(), b"inside\n");
+    assert_eq!(
+        env.read("/workspace/inside.txt").await.unwrap(),
+        b"inside\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_symlink_swapped_in_between_check_and_use_is_refused() {
+    let layout = layout();
+    let swap = layout.ws.join("swap");
+    let real = layout.ws.join("real");
+    std::fs::create_dir_all(&real).unwrap();
+    std::fs::write(real.join("secret.txt"), "inside copy").unwrap();
+    let env = LocalSandbox::new(&layout.ws).unwrap().env();
+    let stop = Arc::new(AtomicBool::new(false));
+    // Flip `swap` between a folder inside and a symlink to the folder outside, as fast as
+    // possible, while reads go through it.
+    let flipper = std::thread::spawn({
+        let stop = stop.clone();
+        let swap = swap.clone();
+        move || {
+            let mut flips = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                let _ = std::fs::remove_file(&swap);
+                let _ = symlink("real", &swap);
+                let _ = std::fs::remove_file(&swap);
+                let _ = symlink("../outside", &swap);
+                flips += 1;
+            }
+            flips
+        }
+    });
+    let mut inside_reads = 0;
+    for _ in 0..3000 {
+        match env.read("swap/secret.txt").await {
+            Ok(bytes) => {
+                assert_eq!(bytes, b"inside copy", "a read went outside the workspace");
+                inside_reads += 1;
+            }
+            Err(err) => {
+                let text = err.to_string();
+                assert!(!text.contains("TOP SECRET"), "{text}");
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let flips = flipper.join().unwrap();
+    assert!(flips > 0);
+    // The race is real: some reads went through the inside link.
+    assert!(
+        inside_reads > 0,
+        "no read ever succeeded; the test raced nothing"
+    );
+}
+
+#[tokio::test]
+async fn a_child_view_cannot_reach_its_parents_files() {
+    let layout = layout();
+    let root = LocalSandbox::new(&layout.ws).unwrap().env();
+    let child = root.scoped("child-1").unwrap();
+    assert_eq!(child.describe(), "/workspace/child-1");
+    child.write("mine.txt", b"child".to_vec()).await.unwrap();
+    assert_eq!(root.read("child-1/mine.txt").await.unwrap(), b"child");
+    for path in [
+        "../inside.txt",
+        "/workspace/inside.txt/../../inside.txt",
+        "..",
+        "/etc/passwd",
+    ] {
+        let err = child.read(path).await.unwrap_err();
+        assert!(
+            err.to_string().contains("outside the workspace"),
+            "{path}: {err}"
+        );
+    }
+    // `/workspace/inside.txt` in the child's view names the child's own file, which is absent.
+    let err = child.read("/workspace/inside.txt").await.unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("no file or folder `/workspace/inside.txt`"),
+        "{err}"
+    );
+    assert!(root.scoped("../escape").is_err());
+    assert!(root.scoped("link_out_dir").is_err());
+}
