@@ -1,12 +1,34 @@
-//! Running one shell command in a view. (Being written: see the process issue.)
+//! Running one shell command in a view, to its end or its timeout.
 
+use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
+use std::pin::pin;
+use std::time::Duration;
 
 use cy_tools::{ExecOptions, ServiceError, ServiceErrorKind, ShellResult};
+use tokio::io::AsyncWriteExt;
+use tokio::time::Instant;
 
 use super::ExecLimits;
+use capture::{Capture, drain};
+use command::Launch;
+use group::watch_exit;
+
+// Helpers shared with the process table. (Their own files under `exec/`; they could move up
+// to `sandbox/` beside the other modules.)
+pub(super) mod capture;
+pub(super) mod command;
+pub(super) mod group;
+
+/// How long output is still read once the command is over (its leader exited, or its group
+/// was killed). Only a process that left the group and kept the pipes open makes it matter.
+const GRACE: Duration = Duration::from_secs(2);
 
 /// Runs `command` with `/bin/sh -c` in `cwd`, `HOME` set to `home`, under `limits`.
+///
+/// The command runs in a process group of its own. The whole group is killed when the
+/// command's leader exits (so nothing it left running in the background outlives the call),
+/// at the timeout, on cancellation, and when this future is dropped.
 pub(crate) async fn run(
     command: &str,
     cwd: &Path,
@@ -14,9 +36,143 @@ pub(crate) async fn run(
     options: ExecOptions,
     limits: &ExecLimits,
 ) -> Result<ShellResult, ServiceError> {
-    let _ = (command, cwd, home, options, limits);
-    Err(ServiceError::new(
-        ServiceErrorKind::Unavailable,
-        "running commands is not available in this build",
-    ))
+    let timeout = options
+        .timeout
+        .unwrap_or(limits.default_timeout)
+        .min(limits.max_timeout);
+    let cap = options.output_limit.unwrap_or(limits.output_limit);
+    let launch = Launch {
+        cwd,
+        home,
+        env: &options.env,
+        limits,
+        stdin: options.stdin.is_some(),
+    };
+    // Kept whole: dropping it drops the group (killing it) before the still unreaped child,
+    // whichever way this future ends.
+    let mut started = command::start(command, &launch)?;
+    let group = &started.group;
+    let exit = watch_exit(started.pid).map_err(|err| {
+        ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "could not watch the command: {err}; the host is out of threads or memory, so stop background processes you no longer need and retry"
+            ),
+        )
+    })?;
+
+    let stdin_pipe = started.child.stdin.take();
+    let stdout_pipe = started.child.stdout.take();
+    let stderr_pipe = started.child.stderr.take();
+    let mut stdout = Capture::new(cap);
+    let mut stderr = Capture::new(cap);
+    let mut exited = false;
+    let mut drained = false;
+    let mut stop: Option<Stop> = None;
+    // A block, so the futures borrowing the captures end before the captures are read.
+    {
+        let feed = async {
+            if let (Some(mut pipe), Some(data)) = (stdin_pipe, options.stdin) {
+                // A command that does not read its input fails the write (EPIPE) when it exits.
+                let _ = pipe.write_all(&data).await;
+            }
+        };
+        let mut output = pin!(async {
+            tokio::join!(
+                feed,
+                drain(stdout_pipe, &mut stdout),
+                drain(stderr_pipe, &mut stderr)
+            )
+        });
+        let mut exit = pin!(exit);
+        let cancel = options.cancel.unwrap_or_default();
+        let mut cancelled = pin!(cancel.cancelled());
+        let mut deadline = pin!(tokio::time::sleep(timeout));
+
+        // Once the command is over (its leader exited, or the group was killed), the deadline
+        // becomes a short grace period for reading what is left in the pipes.
+        let mut grace = false;
+        loop {
+            tokio::select! {
+                _ = &mut output, if !drained => drained = true,
+                _ = &mut exit, if !exited => {
+                    exited = true;
+                    group.finish();
+                    if !grace {
+                        grace = true;
+                        deadline.as_mut().reset(Instant::now() + GRACE);
+                    }
+                }
+                () = &mut deadline => {
+                    if grace {
+                        break;
+                    }
+                    stop = Some(Stop::TimedOut);
+                    group.kill();
+                    grace = true;
+                    deadline.as_mut().reset(Instant::now() + GRACE);
+                }
+                () = &mut cancelled, if stop.is_none() && !exited => {
+                    stop = Some(Stop::Cancelled);
+                    group.kill();
+                    grace = true;
+                    deadline.as_mut().reset(Instant::now() + GRACE);
+                }
+            }
+            if exited && drained {
+                break;
+            }
+        }
+    }
+    if stop == Some(Stop::Cancelled) {
+        return Err(ServiceError::new(
+            ServiceErrorKind::Other,
+            "the command was cancelled; it and every process it started were killed",
+        ));
+    }
+    // Reaped only now that the group is finished; unreaped otherwise, and then the group is
+    // killed again on drop and tokio reaps the child in the background.
+    let status = if exited {
+        started.child.try_wait().ok().flatten()
+    } else {
+        None
+    };
+    drop(started);
+
+    let truncated = stdout.truncated() || stderr.truncated();
+    let mut stderr = stderr.into_text();
+    if let Some(signal) = status.and_then(|s| s.signal())
+        && stop.is_none()
+    {
+        append_notice(
+            &mut stderr,
+            &format!("[the command was killed by signal {signal}]"),
+        );
+    }
+    if !drained && stop.is_none() {
+        append_notice(
+            &mut stderr,
+            "[stopped reading output: a process that left the command's process group still holds it open]",
+        );
+    }
+    Ok(ShellResult {
+        stdout: stdout.into_text(),
+        stderr,
+        exit_code: status.and_then(|s| s.code()),
+        timed_out: stop == Some(Stop::TimedOut),
+        truncated,
+    })
+}
+
+fn append_notice(text: &mut String, notice: &str) {
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(notice);
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    TimedOut,
+    Cancelled,
 }

@@ -1,0 +1,123 @@
+//! Starting a shell command the sandbox way: `/bin/sh -c`, a clean environment, its own
+//! process group, piped output.
+
+use std::io;
+use std::path::Path;
+use std::process::Stdio;
+
+use cy_tools::{ServiceError, ServiceErrorKind};
+use tokio::process::{Child, Command};
+
+use super::group::ProcessGroup;
+use crate::sandbox::ExecLimits;
+
+/// The shell every command runs under.
+pub(crate) const SHELL: &str = "/bin/sh";
+
+/// A started command: its group, the child (stdout and stderr piped, stdin piped or null) and
+/// its pid.
+pub(crate) struct Started {
+    /// Declared before `child` so it drops first: the group is killed while the leader is
+    /// still unreaped (dropping a tokio `Child` may reap it on the spot).
+    pub(crate) group: ProcessGroup,
+    pub(crate) child: Child,
+    pub(crate) pid: u32,
+}
+
+/// What a command starts with besides its text.
+pub(crate) struct Launch<'a> {
+    pub(crate) cwd: &'a Path,
+    pub(crate) home: &'a Path,
+    pub(crate) env: &'a [(String, String)],
+    pub(crate) limits: &'a ExecLimits,
+    pub(crate) stdin: bool,
+}
+
+/// Starts `command` with `/bin/sh -c` in a new process group.
+///
+/// The environment is built from nothing: `PATH` and `LANG` from the limits, `HOME` the
+/// view's folder, then the caller's variables. Nothing of the host's environment (tokens, keys,
+/// proxies) reaches the command.
+///
+/// # Errors
+/// The command or a variable contains a NUL byte, or the shell cannot be started.
+pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, ServiceError> {
+    if command.contains('\0') {
+        return Err(ServiceError::new(
+            ServiceErrorKind::InvalidInput,
+            "the command contains a NUL byte; remove it",
+        ));
+    }
+    for (key, value) in launch.env {
+        if key.is_empty() || key.contains(['=', '\0']) || value.contains('\0') {
+            return Err(ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                format!(
+                    "environment variable `{}` is not valid: a name is non-empty without `=` or NUL, a value has no NUL",
+                    key.escape_debug()
+                ),
+            ));
+        }
+    }
+    let mut cmd = Command::new(SHELL);
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(launch.cwd)
+        .env_clear()
+        .env("PATH", &launch.limits.path)
+        .env("HOME", launch.home)
+        .env("LANG", &launch.limits.lang)
+        .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .stdin(if launch.stdin {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    let child = cmd.spawn().map_err(|err| spawn_error(launch.cwd, &err))?;
+    let Some(pid) = child.id() else {
+        return Err(ServiceError::new(
+            ServiceErrorKind::Other,
+            "the command exited before it could be tracked; run it again",
+        ));
+    };
+    Ok(Started {
+        group: ProcessGroup::new(pid),
+        child,
+        pid,
+    })
+}
+
+fn spawn_error(cwd: &Path, err: &io::Error) -> ServiceError {
+    let cwd = cwd.display();
+    match err.kind() {
+        io::ErrorKind::NotFound => ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "could not start `{SHELL}`: {err}; the host needs a POSIX shell at `{SHELL}`, or the working folder `{cwd}` was removed"
+            ),
+        ),
+        io::ErrorKind::PermissionDenied => ServiceError::new(
+            ServiceErrorKind::PermissionDenied,
+            format!(
+                "could not start `{SHELL}` in `{cwd}`: {err}; the shell must be executable and the folder readable by this host process"
+            ),
+        ),
+        _ if err.raw_os_error() == Some(rustix::io::Errno::AGAIN.raw_os_error())
+            || err.raw_os_error() == Some(rustix::io::Errno::NOMEM.raw_os_error()) =>
+        {
+            ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                format!(
+                    "could not start the command: {err}; the host is out of processes or memory, so stop background processes you no longer need and retry"
+                ),
+            )
+        }
+        _ => ServiceError::new(
+            ServiceErrorKind::Other,
+            format!("could not start the command with `{SHELL}` in `{cwd}`: {err}"),
+        ),
+    }
+}
