@@ -1,23 +1,67 @@
-//! A session's background processes. (Being written: see the process issue.)
+//! A session's background processes: started, read, written to and killed by id, and all
+//! killed when the table is dropped.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use cap_std::fs::Dir;
 use cy_tools::{
     BoxFuture, ExecOptions, ProcessInfo, ProcessOutput, ProcessTable, ServiceError,
     ServiceErrorKind,
 };
+use tokio::process::ChildStdin;
 
 use super::ExecLimits;
+use super::confine::command_dir;
+use super::exec::command::{self, Launch, Started};
+use super::exec::group::watch_exit;
+use proc::{Proc, supervise};
+
+mod proc;
+mod ring;
+
+/// Processes one table may run at once; more would let one session exhaust the host.
+pub(crate) const MAX_RUNNING: usize = 64;
+
+/// How long [`ProcessTable::kill`] waits for the killed process to be gone.
+const KILL_WAIT: Duration = Duration::from_secs(5);
+
+/// How long a write to a process's standard input may wait for it to read.
+const WRITE_WAIT: Duration = Duration::from_secs(10);
 
 /// The background processes of one session view; all are killed when it is dropped.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use cy_tools::{ExecOptions, ProcessTable, Sandbox};
+/// use cy_tools_builtin::LocalSandbox;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let env = LocalSandbox::new(dir.path()).unwrap().env();
+/// let table = env.processes().unwrap();
+/// let started = table.start("read line; echo got $line", ExecOptions::default()).await.unwrap();
+/// assert_eq!(started.id, "p1");
+/// table.write_stdin("p1", b"hello\n".to_vec()).await.unwrap();
+/// # let mut seen = String::new();
+/// # while !seen.contains('\n') {
+/// #     seen.push_str(&table.output("p1").unwrap().stdout);
+/// #     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+/// # }
+/// assert_eq!(seen, "got hello\n");
+/// # });
+/// ```
 pub struct LocalProcessTable {
-    #[allow(dead_code)]
     dir: Dir,
-    #[allow(dead_code)]
     host_path: PathBuf,
-    #[allow(dead_code)]
     limits: ExecLimits,
+    table: Mutex<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    started: u64,
+    procs: Vec<Arc<Proc>>,
 }
 
 impl LocalProcessTable {
@@ -27,47 +71,148 @@ impl LocalProcessTable {
             dir,
             host_path,
             limits,
+            table: Mutex::new(Table::default()),
+        }
+    }
+
+    fn table(&self) -> MutexGuard<'_, Table> {
+        self.table.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn find(&self, id: &str) -> Result<Arc<Proc>, ServiceError> {
+        let table = self.table();
+        if let Some(proc) = table.procs.iter().find(|p| p.id == id) {
+            return Ok(proc.clone());
+        }
+        let known = if table.procs.is_empty() {
+            "none has been started yet".to_string()
+        } else {
+            let ids: Vec<String> = table.procs.iter().map(|p| format!("`{}`", p.id)).collect();
+            format!("its processes are {}", ids.join(", "))
+        };
+        Err(ServiceError::new(
+            ServiceErrorKind::NotFound,
+            format!(
+                "no background process `{id}` in this session ({known}); use an id that starting a process returned"
+            ),
+        ))
+    }
+
+    fn start_now(&self, command: &str, options: ExecOptions) -> Result<ProcessInfo, ServiceError> {
+        let cwd = command_dir(&self.dir, &self.host_path, options.cwd.as_deref())?;
+        let running = self.table().procs.iter().filter(|p| p.running()).count();
+        if running >= MAX_RUNNING {
+            return Err(ServiceError::new(
+                ServiceErrorKind::PermissionDenied,
+                format!(
+                    "this session already runs {running} background processes, the most it may; kill the ones you no longer need and start this one again"
+                ),
+            ));
+        }
+        let launch = Launch {
+            cwd: &cwd,
+            home: &self.host_path,
+            env: &options.env,
+            limits: &self.limits,
+            stdin: true,
+        };
+        let Started {
+            group,
+            mut child,
+            pid,
+        } = command::start(command, &launch)?;
+        let exit = match watch_exit(pid) {
+            Ok(exit) => exit,
+            Err(err) => {
+                drop(group);
+                return Err(ServiceError::new(
+                    ServiceErrorKind::Unavailable,
+                    format!(
+                        "could not watch the process: {err}; the host is out of threads or memory, so kill background processes you no longer need and retry"
+                    ),
+                ));
+            }
+        };
+        let stdin: Option<ChildStdin> = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let proc = {
+            let mut table = self.table();
+            table.started += 1;
+            let proc = Arc::new(Proc::new(
+                format!("p{}", table.started),
+                command.to_string(),
+                pid,
+                group,
+                stdin,
+                self.limits.process_buffer,
+            ));
+            table.procs.push(proc.clone());
+            proc
+        };
+        tokio::spawn(supervise(
+            proc.clone(),
+            child,
+            exit,
+            stdout,
+            stderr,
+            options.stdin,
+        ));
+        Ok(proc.info())
+    }
+}
+
+impl Drop for LocalProcessTable {
+    fn drop(&mut self) {
+        for proc in &self.table().procs {
+            proc.group.kill();
         }
     }
 }
 
-fn unavailable() -> ServiceError {
-    ServiceError::new(
-        ServiceErrorKind::Unavailable,
-        "background processes are not available in this build",
-    )
+impl std::fmt::Debug for LocalProcessTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalProcessTable")
+            .field("host_path", &self.host_path)
+            .field("processes", &self.table().procs.len())
+            .finish()
+    }
 }
 
 impl ProcessTable for LocalProcessTable {
     fn start<'a>(
         &'a self,
-        _command: &'a str,
-        _options: ExecOptions,
+        command: &'a str,
+        options: ExecOptions,
     ) -> BoxFuture<'a, Result<ProcessInfo, ServiceError>> {
-        Box::pin(async { Err(unavailable()) })
+        Box::pin(async move { self.start_now(command, options) })
     }
 
-    fn status(&self, _id: &str) -> Result<ProcessInfo, ServiceError> {
-        Err(unavailable())
+    fn status(&self, id: &str) -> Result<ProcessInfo, ServiceError> {
+        Ok(self.find(id)?.info())
     }
 
-    fn output(&self, _id: &str) -> Result<ProcessOutput, ServiceError> {
-        Err(unavailable())
+    fn output(&self, id: &str) -> Result<ProcessOutput, ServiceError> {
+        Ok(self.find(id)?.take_output())
     }
 
     fn write_stdin<'a>(
         &'a self,
-        _id: &'a str,
-        _data: Vec<u8>,
+        id: &'a str,
+        data: Vec<u8>,
     ) -> BoxFuture<'a, Result<(), ServiceError>> {
-        Box::pin(async { Err(unavailable()) })
+        Box::pin(async move { self.find(id)?.write_stdin(&data, WRITE_WAIT).await })
     }
 
-    fn kill<'a>(&'a self, _id: &'a str) -> BoxFuture<'a, Result<ProcessInfo, ServiceError>> {
-        Box::pin(async { Err(unavailable()) })
+    fn kill<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<ProcessInfo, ServiceError>> {
+        Box::pin(async move {
+            let proc = self.find(id)?;
+            proc.kill(KILL_WAIT).await;
+            Ok(proc.info())
+        })
     }
 
     fn list(&self) -> Vec<ProcessInfo> {
-        Vec::new()
+        self.table().procs.iter().map(|p| p.info()).collect()
     }
 }
