@@ -1,0 +1,277 @@
+//! Provider schema dialects: the canonical schema of a tool, reshaped for each provider.
+//!
+//! The canonical schema (JSON Schema 2020-12, see [`Schema`](crate::Schema)) is what
+//! validation uses; a dialect export derives from it what one provider accepts, or refuses with
+//! an error naming the tool, the field and the rule, instead of sending something the provider
+//! would reject. Keywords a dialect cannot carry (a `minLength` under OpenAI strict, say) are
+//! dropped from the export: the call is still validated against the canonical schema, so a
+//! looser export never lets a bad argument through.
+//!
+//! ```
+//! use cy_tools::{Dialect, SessionIdentity, ToolContext, ToolRegistry};
+//! # use cy_tools::{BoxFuture, CallInfo, Ctx, ToolDefinition, ToolFactory, ToolResult};
+//! # #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! # #[serde(deny_unknown_fields)]
+//! # struct P { /// How many.
+//! #   count: Option<u32> }
+//! # fn f<'a>(_: P, _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> { Box::pin(async { ToolResult::text("") }) }
+//! # static COUNT: ToolDefinition<P> = ToolDefinition::new("count", "Counts.", f);
+//! # let mut registry = ToolRegistry::new();
+//! # registry.register("count", ToolFactory::new(&COUNT)).unwrap();
+//! let tools = registry.build(&["count"], &ToolContext::new(SessionIdentity::root("s", "t")));
+//! let openai = Dialect::OpenAiStrict.export(tools.get("count").unwrap()).unwrap();
+//! assert_eq!(openai["function"]["strict"], true);
+//! assert_eq!(openai["function"]["parameters"]["required"], serde_json::json!(["count"]));
+//! ```
+
+mod anthropic;
+mod gemini;
+mod mcp;
+mod openai;
+mod refs;
+mod visit;
+
+use std::fmt;
+
+use serde_json::Value;
+
+use crate::{AgentTool, DynTool, ToolAnnotations, Toolset};
+
+/// A provider's way of declaring tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// OpenAI function calling, non-strict.
+    OpenAi,
+    /// OpenAI function calling with `strict: true` (structured outputs).
+    OpenAiStrict,
+    /// Anthropic tool use.
+    Anthropic,
+    /// Anthropic tool use with `strict: true`.
+    AnthropicStrict,
+    /// Google Gemini `FunctionDeclaration.parameters` (OpenAPI subset).
+    Gemini,
+    /// Google Gemini `FunctionDeclaration.parametersJsonSchema` (plain JSON Schema).
+    GeminiJsonSchema,
+    /// An MCP `Tool` as listed by `tools/list`.
+    Mcp,
+}
+
+impl Dialect {
+    /// Every dialect.
+    pub const ALL: [Dialect; 7] = [
+        Dialect::OpenAi,
+        Dialect::OpenAiStrict,
+        Dialect::Anthropic,
+        Dialect::AnthropicStrict,
+        Dialect::Gemini,
+        Dialect::GeminiJsonSchema,
+        Dialect::Mcp,
+    ];
+
+    /// The dialect's name on the command line and in messages.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Dialect::OpenAi => "openai",
+            Dialect::OpenAiStrict => "openai-strict",
+            Dialect::Anthropic => "anthropic",
+            Dialect::AnthropicStrict => "anthropic-strict",
+            Dialect::Gemini => "gemini",
+            Dialect::GeminiJsonSchema => "gemini-json-schema",
+            Dialect::Mcp => "mcp",
+        }
+    }
+
+    /// Parses a name as [`name`](Self::name) spells it.
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Dialect::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// The declaration of one bound tool in this dialect.
+    ///
+    /// # Errors
+    /// The tool's schema cannot be expressed in this dialect.
+    pub fn export(self, tool: &AgentTool) -> Result<Value, DialectError> {
+        self.export_parts(&ToolParts {
+            name: tool.name(),
+            description: tool.description(),
+            parameters: tool.parameters(),
+            annotations: tool.annotations(),
+        })
+    }
+
+    /// The declaration of a definition under `name`, without binding it to a session.
+    ///
+    /// # Errors
+    /// The definition's schema is invalid or cannot be expressed in this dialect.
+    pub fn export_definition(
+        self,
+        name: &str,
+        definition: &dyn DynTool,
+    ) -> Result<Value, DialectError> {
+        let schema = definition.schema().map_err(|err| DialectError {
+            tool: name.to_string(),
+            dialect: self.name().to_string(),
+            field: "(root)".to_string(),
+            rule: err.to_string(),
+        })?;
+        self.export_parts(&ToolParts {
+            name,
+            description: definition.description(),
+            parameters: schema.value(),
+            annotations: definition.annotations(),
+        })
+    }
+
+    /// The declarations of a whole toolset, in order, checking the dialect's per-request limits
+    /// too (Anthropic strict: 20 strict tools, 24 optional parameters, 16 union-typed ones).
+    ///
+    /// # Errors
+    /// A tool cannot be expressed, or the toolset exceeds a per-request limit.
+    pub fn export_toolset(self, tools: &Toolset) -> Result<Vec<Value>, DialectError> {
+        let declarations = tools
+            .iter()
+            .map(|tool| self.export(tool))
+            .collect::<Result<Vec<_>, _>>()?;
+        if self == Dialect::AnthropicStrict {
+            anthropic::check_request_limits(tools)?;
+        }
+        Ok(declarations)
+    }
+
+    fn export_parts(self, tool: &ToolParts<'_>) -> Result<Value, DialectError> {
+        let named = |err: DialectError| DialectError {
+            tool: tool.name.to_string(),
+            ..err
+        };
+        match self {
+            Dialect::OpenAi => openai::declare(tool, false).map_err(named),
+            Dialect::OpenAiStrict => openai::declare(tool, true).map_err(named),
+            Dialect::Anthropic => anthropic::declare(tool, false).map_err(named),
+            Dialect::AnthropicStrict => anthropic::declare(tool, true).map_err(named),
+            Dialect::Gemini => gemini::declare(tool).map_err(named),
+            Dialect::GeminiJsonSchema => Ok(gemini::declare_json_schema(tool)),
+            Dialect::Mcp => Ok(mcp::declare(tool)),
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a dialect export needs of a tool.
+pub(crate) struct ToolParts<'a> {
+    pub(crate) name: &'a str,
+    pub(crate) description: &'a str,
+    pub(crate) parameters: &'a Value,
+    pub(crate) annotations: ToolAnnotations,
+}
+
+/// A tool's schema cannot be expressed in a dialect.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DialectError {
+    /// The tool.
+    pub tool: String,
+    /// The dialect's name.
+    pub dialect: String,
+    /// The field whose schema breaks the rule (`(root)` for the root).
+    pub field: String,
+    /// The rule, and what to do instead.
+    pub rule: String,
+}
+
+impl DialectError {
+    pub(crate) fn new(dialect: Dialect, field: &str, rule: impl Into<String>) -> Self {
+        DialectError {
+            tool: String::new(),
+            dialect: dialect.name().to_string(),
+            field: refs::field(field),
+            rule: rule.into(),
+        }
+    }
+}
+
+impl fmt::Display for DialectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "tool `{}` cannot be declared for {}: field `{}`: {}",
+            self.tool, self.dialect, self.field, self.rule
+        )
+    }
+}
+
+impl std::error::Error for DialectError {}
+
+/// Keeps only `allowed` keywords of one schema node.
+pub(crate) fn retain_keywords(node: &mut serde_json::Map<String, Value>, allowed: &[&str]) {
+    node.retain(|key, _| allowed.contains(&key.as_str()));
+}
+
+/// `const: v` → `enum: [v]`, which every dialect here accepts.
+pub(crate) fn const_to_enum(node: &mut serde_json::Map<String, Value>) {
+    if let Some(value) = node.remove("const") {
+        node.insert("enum".into(), Value::Array(vec![value]));
+    }
+}
+
+/// `oneOf` → `anyOf` (for tool arguments the difference, exactly one versus at least one
+/// matching branch, does not matter: validation uses the canonical schema), and a one-element
+/// `allOf` merged into its parent.
+pub(crate) fn simplify_combinators(
+    dialect: Dialect,
+    node: &mut serde_json::Map<String, Value>,
+    path: &str,
+) -> Result<(), DialectError> {
+    if let Some(one_of) = node.remove("oneOf") {
+        node.insert("anyOf".into(), one_of);
+    }
+    if let Some(all_of) = node.remove("allOf") {
+        match all_of {
+            Value::Array(mut parts) if parts.len() == 1 => {
+                if let Value::Object(part) = parts.remove(0) {
+                    for (key, value) in part {
+                        node.entry(key).or_insert(value);
+                    }
+                }
+            }
+            _ => {
+                return Err(DialectError::new(
+                    dialect,
+                    path,
+                    "`allOf` with several schemas is not supported; merge them into one struct",
+                ));
+            }
+        }
+    }
+    for keyword in [
+        "not",
+        "if",
+        "then",
+        "else",
+        "dependentRequired",
+        "dependentSchemas",
+    ] {
+        if node.contains_key(keyword) {
+            return Err(DialectError::new(
+                dialect,
+                path,
+                format!(
+                    "`{keyword}` is not supported; express the constraint in the description and check it in the tool"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether a node describes an object.
+pub(crate) fn is_object(node: &serde_json::Map<String, Value>) -> bool {
+    match node.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+        _ => node.contains_key("properties"),
+    }
+}
