@@ -4,7 +4,9 @@
 pub mod edit_file;
 pub mod find_files;
 pub mod list_directory;
+pub mod process;
 pub mod read_file;
 pub mod search_text;
+pub mod terminal;
 mod text;
 pub mod write_file;
