@@ -1,6 +1,8 @@
 //! `read_file`: a page of a text file, with line numbers.
 
 use cy_tools::Sandbox;
+use std::fmt::Write as _;
+
 use cy_tools::prelude::*;
 
 use super::text::{cut_line, plural};
@@ -73,7 +75,7 @@ async fn read_page(
         chunk_len = (chunk_len * 2).min(MAX_CHUNK);
         carry.extend_from_slice(&chunk);
         let mut start = 0;
-        while let Some(nl) = carry[start..].iter().position(|&b| b == b'\n') {
+        while let Some(nl) = memchr::memchr(b'\n', &carry[start..]) {
             let keep_going = page.line(&carry[start..start + nl]);
             start += nl + 1;
             if !keep_going {
@@ -120,12 +122,16 @@ impl Page {
             return false;
         }
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let text = String::from_utf8_lossy(line);
+        // Valid UTF-8 is the common case and is checked much faster than a lossy conversion.
+        let text = match std::str::from_utf8(line) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(line),
+        };
         if !self.out.is_empty() {
             self.out.push('\n');
         }
-        self.out
-            .push_str(&format!("{number:>6}\t{}", cut_line(&text)));
+        let _ = write!(self.out, "{number:>6}\t");
+        self.out.push_str(&cut_line(&text));
         self.shown += 1;
         true
     }

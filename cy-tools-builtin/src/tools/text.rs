@@ -5,6 +5,10 @@ pub(crate) const MAX_LINE_CHARS: usize = 2000;
 
 /// Cuts `line` to [`MAX_LINE_CHARS`] characters, saying so.
 pub(crate) fn cut_line(line: &str) -> std::borrow::Cow<'_, str> {
+    // A line of at most that many bytes has at most that many characters.
+    if line.len() <= MAX_LINE_CHARS {
+        return std::borrow::Cow::Borrowed(line);
+    }
     match line.char_indices().nth(MAX_LINE_CHARS) {
         None => std::borrow::Cow::Borrowed(line),
         Some((at, _)) => std::borrow::Cow::Owned(format!(
