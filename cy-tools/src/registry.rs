@@ -209,6 +209,13 @@ impl ToolRegistry {
         self.entries.get(name).map(|e| e.factory)
     }
 
+    /// Where the tool registered as `name` comes from: for a `#[tool]` function its module path
+    /// and name (`cy_tools_builtin::tools::read_file::read_file`), for a hand registration
+    /// `registered by hand as ...`.
+    pub fn origin(&self, name: &str) -> Option<&str> {
+        self.entries.get(name).map(|e| &*e.location)
+    }
+
     /// Registered definitions with their names, sorted by name.
     pub fn definitions(&self) -> impl Iterator<Item = (&str, &'static dyn DynTool)> {
         self.entries
