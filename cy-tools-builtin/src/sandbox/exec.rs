@@ -84,7 +84,7 @@ pub(crate) async fn run(
                 drain(stderr_pipe, &mut stderr)
             )
         });
-        let mut exit = pin!(exit);
+        let mut exit = pin!(exit.exited());
         let cancel = options.cancel.unwrap_or_default();
         let mut cancelled = pin!(cancel.cancelled());
         let mut deadline = pin!(tokio::time::sleep(timeout));

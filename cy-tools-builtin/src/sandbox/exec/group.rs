@@ -66,21 +66,65 @@ impl Drop for ProcessGroup {
     }
 }
 
-/// Resolves when child `pid` has exited, leaving it unreaped (a zombie) so its process group
+/// Watches a child for its exit without reaping it (it stays a zombie), so its process group
 /// id stays reserved until the caller has killed the rest of the group and reaped it.
-///
-/// The wait runs on a small thread of its own rather than the runtime's blocking pool: a
-/// background process may run for hours, and a pool thread blocked on it would hold up the
-/// runtime's shutdown.
+pub(crate) enum ExitWatch {
+    /// Checks the child with `waitid(WNOHANG | WNOWAIT)` at start and after every `SIGCHLD`
+    /// the runtime's signal driver reports: no thread, no blocking.
+    Signal {
+        pid: Pid,
+        sigchld: tokio::signal::unix::Signal,
+    },
+    /// A small thread blocked in `waitid(WNOWAIT)`, when the runtime has no signal driver.
+    Thread(oneshot::Receiver<()>),
+}
+
+impl ExitWatch {
+    /// Resolves once the process has exited (or can no longer be watched).
+    pub(crate) async fn exited(self) {
+        match self {
+            ExitWatch::Signal { pid, mut sigchld } => loop {
+                match rustix::process::waitid(
+                    WaitId::Pid(pid),
+                    WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | WaitIdOptions::NOHANG,
+                ) {
+                    Ok(None) => {}
+                    Err(rustix::io::Errno::INTR) => continue,
+                    // Exited, or no longer our child to wait for (reaped elsewhere).
+                    Ok(Some(_)) | Err(_) => return,
+                }
+                // The stream was registered before the first check, so an exit between the
+                // check and this wait is not missed. `None`: the runtime is shutting down.
+                if sigchld.recv().await.is_none() {
+                    return;
+                }
+            },
+            ExitWatch::Thread(rx) => {
+                let _ = rx.await;
+            }
+        }
+    }
+}
+
+/// Starts watching child `pid` (unreaped, so the pid is still ours) for its exit.
 ///
 /// # Errors
-/// The thread cannot be started (the host is out of threads or memory).
-pub(crate) fn watch_exit(pid: u32) -> io::Result<oneshot::Receiver<()>> {
-    let (tx, rx) = oneshot::channel();
+/// Neither a signal stream nor a thread could be had (the host is out of threads or memory).
+pub(crate) fn watch_exit(pid: u32) -> io::Result<ExitWatch> {
     let pid = i32::try_from(pid)
         .ok()
         .and_then(Pid::from_raw)
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "invalid pid"))?;
+    match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::child()) {
+        Ok(sigchld) => Ok(ExitWatch::Signal { pid, sigchld }),
+        Err(_) => watch_with_thread(pid).map(ExitWatch::Thread),
+    }
+}
+
+/// The fallback: a thread blocked in `waitid`. Not the runtime's blocking pool: a background
+/// process may run for hours, and a pool thread blocked on it would hold up runtime shutdown.
+fn watch_with_thread(pid: Pid) -> io::Result<oneshot::Receiver<()>> {
+    let (tx, rx) = oneshot::channel();
     std::thread::Builder::new()
         .name("cy-exit-watch".into())
         .stack_size(64 * 1024)
@@ -94,4 +138,34 @@ pub(crate) fn watch_exit(pid: u32) -> io::Result<oneshot::Receiver<()>> {
             let _ = tx.send(());
         })?;
     Ok(rx)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn both_watches_see_an_exit_and_leave_the_child_to_reap() {
+        for thread in [false, true] {
+            let mut child = tokio::process::Command::new("/bin/sh")
+                .args(["-c", "exit 7"])
+                .spawn()
+                .unwrap();
+            let pid = child.id().unwrap();
+            let watch = if thread {
+                ExitWatch::Thread(watch_with_thread(Pid::from_raw(pid as i32).unwrap()).unwrap())
+            } else {
+                let watch = watch_exit(pid).unwrap();
+                assert!(matches!(watch, ExitWatch::Signal { .. }));
+                watch
+            };
+            watch.exited().await;
+            // Exited but not reaped: still in the process table, as a zombie.
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+            assert!(stat.rsplit_once(") ").unwrap().1.starts_with('Z'), "{stat}");
+            let status = child.try_wait().unwrap().unwrap();
+            assert_eq!(status.code(), Some(7));
+            assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+        }
+    }
 }

@@ -9,11 +9,11 @@ use std::time::Duration;
 use cy_tools::{ProcessInfo, ProcessOutput, ServiceError, ServiceErrorKind};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 use tokio::time::Instant;
 
 use super::ring::Ring;
-use crate::sandbox::exec::group::ProcessGroup;
+use crate::sandbox::exec::group::{ExitWatch, ProcessGroup};
 
 /// How long output is still read once the process has exited; only a process that left the
 /// group and kept the pipes open makes it matter.
@@ -201,7 +201,7 @@ impl Drop for Supervised {
 pub(crate) async fn supervise(
     proc: Arc<Proc>,
     child: Child,
-    exit: oneshot::Receiver<()>,
+    exit: ExitWatch,
     stdout: Option<ChildStdout>,
     stderr: Option<ChildStderr>,
     stdin: Option<Vec<u8>>,
@@ -228,7 +228,7 @@ pub(crate) async fn supervise(
                 pump(&proc, Stream::Err, stderr)
             )
         });
-        let mut exit = pin!(exit);
+        let mut exit = pin!(exit.exited());
         let mut grace = pin!(tokio::time::sleep(Duration::from_secs(86_400)));
         loop {
             tokio::select! {
