@@ -121,3 +121,54 @@ fn spawn_error(cwd: &Path, err: &io::Error) -> ServiceError {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spawn_failures_name_the_problem_and_the_fix() {
+        let cwd = Path::new("/ws/sub");
+        let err = spawn_error(cwd, &io::Error::from(io::ErrorKind::NotFound));
+        assert_eq!(err.kind(), ServiceErrorKind::Unavailable);
+        assert_eq!(
+            err.to_string(),
+            "could not start `/bin/sh`: entity not found; the host needs a POSIX shell at `/bin/sh`, or the working folder `/ws/sub` was removed"
+        );
+        let err = spawn_error(cwd, &io::Error::from(io::ErrorKind::PermissionDenied));
+        assert_eq!(err.kind(), ServiceErrorKind::PermissionDenied);
+        assert_eq!(
+            err.to_string(),
+            "could not start `/bin/sh` in `/ws/sub`: permission denied; the shell must be executable and the folder readable by this host process"
+        );
+        let again = io::Error::from_raw_os_error(rustix::io::Errno::AGAIN.raw_os_error());
+        let err = spawn_error(cwd, &again);
+        assert_eq!(err.kind(), ServiceErrorKind::Unavailable);
+        assert!(
+            err.to_string().ends_with(
+                "; the host is out of processes or memory, so stop background processes you no longer need and retry"
+            ),
+            "{err}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_folder_removed_before_the_start_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("gone");
+        let launch = Launch {
+            cwd: &gone,
+            home: dir.path(),
+            env: &[],
+            limits: &ExecLimits::default(),
+            stdin: false,
+        };
+        let err = start("true", &launch).err().unwrap();
+        assert_eq!(err.kind(), ServiceErrorKind::Unavailable);
+        assert!(
+            err.to_string()
+                .starts_with("could not start `/bin/sh`: No such file or directory"),
+            "{err}"
+        );
+    }
+}
