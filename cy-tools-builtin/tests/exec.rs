@@ -386,7 +386,7 @@ async fn an_output_flood_is_capped_with_memory_bounded() {
         )
     );
     // The pipe was drained the whole time: far more passed through than was kept...
-    assert!(total > 1024 * 1024 * 1024, "only {total} bytes flowed");
+    assert!(total > 512 * 1024 * 1024, "only {total} bytes flowed");
     // ...and none of it stayed in memory.
     let grown_mib = (peak_rss_kib() - before) / 1024;
     assert!(
