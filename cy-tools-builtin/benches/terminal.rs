@@ -9,13 +9,11 @@
 //! * `terminal_tool`: the bound `terminal` tool through `AgentTool::execute`.
 //!
 //! All four capture stdout and stderr through pipes and wait for the exit status, on the same
-//! current-thread Tokio runtime. Each iteration runs all four, in rotating order, and each
-//! benchmark counts only its own variant's time (see [`interleaved`]), so all four are measured
-//! under the same load. Goal: `terminal_tool` ≤ 1.5 × `tokio_sh_c_true`.
+//! current-thread Tokio runtime. Goal: `terminal_tool` ≤ 1.5 × `tokio_sh_c_true`.
 
 use std::hint::black_box;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::{
@@ -81,31 +79,10 @@ fn terminal_true(c: &mut Criterion) {
     let mut group = c.benchmark_group("terminal_true");
     // Longer than the default, so a burst of load from other work on the machine weighs less.
     group.measurement_time(Duration::from_secs(10));
-    for (measured, (name, _)) in variants.iter().enumerate() {
-        group.bench_function(*name, |b| {
-            b.iter_custom(|iters| interleaved(&variants, measured, iters))
-        });
+    for (name, run) in variants {
+        group.bench_function(name, |b| b.iter(run));
     }
     group.finish();
-}
-
-/// Runs every variant once per iteration, in an order that rotates each time, and returns the
-/// time spent in variant `measured` alone. Spawning processes on a shared machine is noisy,
-/// and the noise drifts over seconds: interleaving puts every variant under the same load, so
-/// the ratios between them hold even when the absolute times move.
-fn interleaved(variants: &[(&str, &dyn Fn())], measured: usize, iters: u64) -> Duration {
-    let mut spent = Duration::ZERO;
-    for round in 0..iters {
-        for k in 0..variants.len() {
-            let which = (k + round as usize) % variants.len();
-            let started = Instant::now();
-            (variants[which].1)();
-            if which == measured {
-                spent += started.elapsed();
-            }
-        }
-    }
-    spent
 }
 
 criterion_group!(benches, terminal_true);
