@@ -23,3 +23,8 @@ pub mod sandbox;
 pub mod tools;
 
 pub use sandbox::{ExecLimits, LocalSandbox, SessionEnv};
+pub mod control_server;
+pub mod executor;
+
+pub use control_server::{ControlServer, ControlServerConfig};
+pub use executor::{LocalExecutor, RemoteExecutor, RunLimits};

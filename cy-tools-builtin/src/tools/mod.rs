@@ -2,6 +2,7 @@
 //! the context-free definitions.
 
 pub mod edit_file;
+pub mod execute_code;
 pub mod find_files;
 pub mod list_directory;
 pub mod process;

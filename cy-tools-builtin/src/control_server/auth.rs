@@ -1,0 +1,85 @@
+//! The bearer token and its check.
+
+use std::io;
+
+use axum::http::HeaderMap;
+use axum::http::header::AUTHORIZATION;
+
+use super::MIN_TOKEN_LEN;
+
+/// The shared secret every request must carry.
+pub(super) struct Token(String);
+
+impl Token {
+    pub(super) fn new(token: String, source: &str) -> io::Result<Self> {
+        if token.chars().count() < MIN_TOKEN_LEN {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{source} is shorter than {MIN_TOKEN_LEN} characters; use a long random secret, such as the output of `openssl rand -hex 32`"
+                ),
+            ));
+        }
+        Ok(Token(token))
+    }
+
+    pub(super) fn from_env(name: &str) -> io::Result<Self> {
+        match std::env::var(name) {
+            Ok(token) => Token::new(token, &format!("the token in `{name}`")),
+            Err(_) => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "the control server needs a token: set the environment variable `{name}` to a secret of at least {MIN_TOKEN_LEN} characters, and give the same one to its clients"
+                ),
+            )),
+        }
+    }
+
+    /// Whether `headers` carry `Authorization: Bearer <this token>`.
+    pub(super) fn admits(&self, headers: &HeaderMap) -> bool {
+        let Some(given) = headers
+            .get(AUTHORIZATION)
+            .and_then(|value| value.as_bytes().strip_prefix(b"Bearer "))
+        else {
+            return false;
+        };
+        constant_time_eq(given, self.0.as_bytes())
+    }
+}
+
+/// Compares in time that depends on the lengths only, so a wrong token's timing does not tell
+/// how much of it was right.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_exact_bearer_token_is_admitted() {
+        let token = Token::new("0123456789abcdef".into(), "t").unwrap();
+        let with = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(AUTHORIZATION, value.parse().unwrap());
+            token.admits(&headers)
+        };
+        assert!(with("Bearer 0123456789abcdef"));
+        assert!(!with("Bearer 0123456789abcdeF"));
+        assert!(!with("Bearer 0123456789abcde"));
+        assert!(!with("Basic 0123456789abcdef"));
+        assert!(!with("0123456789abcdef"));
+        assert!(!token.admits(&HeaderMap::new()));
+        let short = Token::new("short".into(), "the token in `X`")
+            .err()
+            .unwrap();
+        assert_eq!(
+            short.to_string(),
+            "the token in `X` is shorter than 16 characters; use a long random secret, such as the output of `openssl rand -hex 32`"
+        );
+    }
+}

@@ -1,0 +1,221 @@
+//! The execute endpoint: check the request, run the code in the session's workspace, answer.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use cy_tools::{CancellationToken, CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde::Serialize;
+use tokio::sync::Semaphore;
+
+use super::auth::Token;
+use crate::LocalSandbox;
+use crate::executor::wire::{ErrorReply, ExecuteRequest, check_session_id};
+use crate::executor::{LocalExecutor, RunLimits};
+
+/// What every request handler shares.
+pub(super) struct ServerState {
+    pub(super) root: PathBuf,
+    pub(super) token: Token,
+    pub(super) token_env: String,
+    pub(super) command: String,
+    pub(super) limits: RunLimits,
+    pub(super) max_body_bytes: usize,
+    pub(super) max_concurrent_runs: usize,
+    pub(super) runs: Arc<Semaphore>,
+}
+
+/// `POST /v1/sessions/{session_id}/execute`.
+///
+/// The run happens inside this future: when the client closes the connection, the server
+/// drops the future, and dropping the run kills it with every process it started.
+pub(super) async fn execute(
+    State(state): State<Arc<ServerState>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(session_id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    if !state.token.admits(&headers) {
+        tracing::warn!(%peer, session = %session_id, "refused: missing or wrong token");
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            ServiceErrorKind::PermissionDenied,
+            format!(
+                "missing or wrong bearer token; send `Authorization: Bearer <token>` with the token the server was started with (its `{}`)",
+                state.token_env
+            ),
+        );
+    }
+    if let Err(err) = check_session_id(&session_id) {
+        tracing::warn!(%peer, "refused: {err}");
+        return refuse(StatusCode::BAD_REQUEST, err.kind(), err.message());
+    }
+    let bytes = match Limited::new(body, state.max_body_bytes).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(err) if err.is::<LengthLimitError>() => {
+            tracing::warn!(%peer, session = %session_id, "refused: body over {} bytes", state.max_body_bytes);
+            return refuse(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                ServiceErrorKind::InvalidInput,
+                format!(
+                    "the request is over this server's limit of {} bytes; send less code at once, for example by writing data to files in smaller runs",
+                    state.max_body_bytes
+                ),
+            );
+        }
+        Err(err) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                ServiceErrorKind::InvalidInput,
+                format!("could not read the request body: {err}"),
+            );
+        }
+    };
+    let request: ExecuteRequest = match serde_json::from_slice(&bytes) {
+        Ok(request) => request,
+        Err(err) => {
+            return refuse(
+                StatusCode::BAD_REQUEST,
+                ServiceErrorKind::InvalidInput,
+                format!(
+                    "the body is not an execute request ({err}); send JSON with `code`, `filename` and optionally `timeout_ms`"
+                ),
+            );
+        }
+    };
+    let Ok(_permit) = state.runs.clone().try_acquire_owned() else {
+        tracing::warn!(%peer, session = %session_id, "refused: {} runs already going", state.max_concurrent_runs);
+        return refuse(
+            StatusCode::TOO_MANY_REQUESTS,
+            ServiceErrorKind::Unavailable,
+            format!(
+                "this server is already running {} at once, its limit; wait for a run to finish, then retry",
+                if state.max_concurrent_runs == 1 {
+                    "1 run".to_string()
+                } else {
+                    format!("{} runs", state.max_concurrent_runs)
+                }
+            ),
+        );
+    };
+
+    let executor = match workspace(&state, &session_id) {
+        Ok(executor) => executor,
+        Err(err) => {
+            tracing::error!(%peer, session = %session_id, "cannot open the workspace: {err}");
+            return refuse(StatusCode::INTERNAL_SERVER_ERROR, err.kind(), err.message());
+        }
+    };
+    let mut log = RunLog {
+        peer,
+        session: session_id,
+        filename: request.filename.clone(),
+        started: Instant::now(),
+        finished: false,
+    };
+    tracing::info!(
+        %peer,
+        session = %log.session,
+        filename = %log.filename,
+        code_bytes = request.code.len(),
+        timeout_ms = request.timeout_ms,
+        "run started"
+    );
+    let options = CodeOptions {
+        filename: request.filename,
+        timeout: request.timeout_ms.map(Duration::from_millis),
+        cancel: CancellationToken::new(),
+    };
+    let outcome = executor.execute(&request.code, options).await;
+    log.finished = true;
+    match outcome {
+        Ok(result) => {
+            tracing::info!(
+                %peer,
+                session = %log.session,
+                filename = %log.filename,
+                exit_code = result.exit_code,
+                timed_out = result.timed_out,
+                truncated = result.truncated,
+                elapsed_ms = log.started.elapsed().as_millis() as u64,
+                "run finished"
+            );
+            json(StatusCode::OK, &result)
+        }
+        Err(err) => {
+            tracing::info!(
+                %peer,
+                session = %log.session,
+                filename = %log.filename,
+                elapsed_ms = log.started.elapsed().as_millis() as u64,
+                "run refused: {err}"
+            );
+            refuse(StatusCode::UNPROCESSABLE_ENTITY, err.kind(), err.message())
+        }
+    }
+}
+
+/// The session's workspace and an executor on it.
+fn workspace(state: &ServerState, session_id: &str) -> Result<LocalExecutor, ServiceError> {
+    let sandbox = LocalSandbox::new(state.root.join(session_id)).map_err(|err| {
+        ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!("the server cannot open the workspace of session `{session_id}`: {err}"),
+        )
+    })?;
+    LocalExecutor::new(Arc::new(sandbox.env()))
+        .with_command(state.command.clone())
+        .map(|executor| executor.with_limits(state.limits.clone()))
+}
+
+/// Logs a run that ended without an answer: its client went away and the run was killed.
+struct RunLog {
+    peer: SocketAddr,
+    session: String,
+    filename: String,
+    started: Instant,
+    finished: bool,
+}
+
+impl Drop for RunLog {
+    fn drop(&mut self) {
+        if !self.finished {
+            tracing::info!(
+                peer = %self.peer,
+                session = %self.session,
+                filename = %self.filename,
+                elapsed_ms = self.started.elapsed().as_millis() as u64,
+                "run cancelled: the client closed the connection, so the run was killed"
+            );
+        }
+    }
+}
+
+fn refuse(status: StatusCode, kind: ServiceErrorKind, message: impl Into<String>) -> Response {
+    let error = ServiceError::new(kind, message);
+    json(status, &ErrorReply::from_error(&error))
+}
+
+fn json(status: StatusCode, value: &impl Serialize) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => (
+            status,
+            [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+            bytes,
+        )
+            .into_response(),
+        Err(err) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("could not encode the answer: {err}"),
+        )
+            .into_response(),
+    }
+}

@@ -1,0 +1,157 @@
+//! `LocalExecutor`: writes the code into the session's sandbox and runs it there.
+
+use std::sync::Arc;
+
+use cy_tools::{
+    BoxFuture, CodeExecutor, CodeOptions, ExecOptions, Sandbox, ServiceError, ServiceErrorKind,
+    ShellResult,
+};
+
+use super::limits::RunLimits;
+
+/// The command a [`LocalExecutor`] runs by default; `{file}` becomes the script's host path.
+pub const DEFAULT_COMMAND: &str = "python3 {file}";
+
+/// Runs code in a session's sandbox: writes it with [`Sandbox::write`], resolves the file's
+/// host path with [`Sandbox::resolve_path`], and runs a command on it with [`Sandbox::exec`],
+/// so the sandbox's confinement, clean environment, output caps, timeout and process-group
+/// kill all apply to the run.
+///
+/// The command is a shell command line in which `{file}` stands for the script's path
+/// (shell-quoted): `python3 {file}` by default, `uv run python {file}` to run in a uv project.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use cy_tools::{CodeExecutor, CodeOptions};
+/// use cy_tools_builtin::{LocalSandbox, executor::LocalExecutor};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let env = Arc::new(LocalSandbox::new(dir.path()).unwrap().env());
+/// let executor = LocalExecutor::new(env).with_command("sh {file}").unwrap();
+/// let result = executor.execute("echo $((6 * 7))", CodeOptions { filename: "a.sh".into(), ..Default::default() }).await.unwrap();
+/// assert_eq!(result.stdout, "42\n");
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct LocalExecutor {
+    env: Arc<dyn Sandbox>,
+    command: String,
+    limits: RunLimits,
+}
+
+impl LocalExecutor {
+    /// An executor that runs `python3 {file}` in `env` under [`RunLimits::default`].
+    pub fn new(env: Arc<dyn Sandbox>) -> Self {
+        LocalExecutor {
+            env,
+            command: DEFAULT_COMMAND.to_string(),
+            limits: RunLimits::default(),
+        }
+    }
+
+    /// The same executor running `command`, in which `{file}` stands for the script's path.
+    ///
+    /// # Errors
+    /// [`InvalidInput`](ServiceErrorKind::InvalidInput) when `command` has no `{file}`.
+    pub fn with_command(mut self, command: impl Into<String>) -> Result<Self, ServiceError> {
+        let command = command.into();
+        if !command.contains("{file}") {
+            return Err(ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                format!(
+                    "the run command `{command}` has no `{{file}}`: write where the script's path goes, as in `python3 {{file}}`"
+                ),
+            ));
+        }
+        self.command = command;
+        Ok(self)
+    }
+
+    /// The same executor under other limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: RunLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The command line, with `{file}` where the script's path goes.
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// The limits runs are held to.
+    pub fn limits(&self) -> &RunLimits {
+        &self.limits
+    }
+
+    async fn run(&self, code: &str, options: CodeOptions) -> Result<ShellResult, ServiceError> {
+        let timeout = self.limits.timeout_for(options.timeout)?;
+        if options.filename.trim().is_empty() {
+            return Err(ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                "`filename` is empty; pass a file name such as `main.py`, or leave it out",
+            ));
+        }
+        self.env
+            .write(&options.filename, code.as_bytes().to_vec())
+            .await?;
+        let path = self.env.resolve_path(&options.filename)?;
+        let command = self
+            .command
+            .replace("{file}", &shell_quote(&path.to_string_lossy()));
+        let exec = ExecOptions {
+            timeout: Some(timeout),
+            cancel: Some(options.cancel),
+            output_limit: Some(self.limits.output_limit),
+            ..ExecOptions::default()
+        };
+        self.env.exec(&command, exec).await.map_err(|err| {
+            if err.message().starts_with("the command was cancelled") {
+                ServiceError::new(err.kind(), CANCELLED)
+            } else {
+                err
+            }
+        })
+    }
+}
+
+/// What a cancelled run reports, whichever backend ran it.
+pub(crate) const CANCELLED: &str =
+    "the run was cancelled; it and every process it started were killed";
+
+impl CodeExecutor for LocalExecutor {
+    fn execute<'a>(
+        &'a self,
+        code: &'a str,
+        options: CodeOptions,
+    ) -> BoxFuture<'a, Result<ShellResult, ServiceError>> {
+        Box::pin(self.run(code, options))
+    }
+}
+
+impl std::fmt::Debug for LocalExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalExecutor")
+            .field("env", &self.env.describe())
+            .field("command", &self.command)
+            .field("limits", &self.limits)
+            .finish()
+    }
+}
+
+/// `text` as one word for `/bin/sh`: single-quoted, with each `'` written as `'\''`.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_keeps_any_path_one_word() {
+        assert_eq!(shell_quote("/w/main.py"), "'/w/main.py'");
+        assert_eq!(shell_quote("/w/it's $HOME.py"), r"'/w/it'\''s $HOME.py'");
+    }
+}

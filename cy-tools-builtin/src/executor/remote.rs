@@ -1,0 +1,356 @@
+//! `RemoteExecutor`: sends the code to a control server, which runs it in its own sandbox.
+
+use std::pin::pin;
+use std::time::Duration;
+
+use cy_tools::{BoxFuture, CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind, ShellResult};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Bytes;
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
+use hyper::{Request, StatusCode, Uri};
+use hyper_util::rt::TokioIo;
+use tokio::net::TcpStream;
+
+use super::local::CANCELLED;
+use super::wire::{ErrorReply, ExecuteRequest, check_session_id, execute_path};
+
+/// Runs code on a control server (`cy-tools control-server`), in the workspace the server keeps
+/// for this session id.
+///
+/// One HTTP/1.1 request per run, with the bearer token. Cancelling the run (the
+/// [`CodeOptions::cancel`] token, or dropping the future) closes the connection, and the server
+/// kills the run and every process it started. Nothing waits forever: connecting is bounded by
+/// the connect timeout, and the whole exchange by the run's timeout plus a margin for the
+/// server to answer. A refused connection, a non-2xx answer and a reply that is not a run
+/// result all become a [`ServiceError`] that names the server and what to check.
+///
+/// Plain HTTP: across machines, reach the server through a tunnel or a TLS-terminating proxy
+/// so the token and the code are not sent in the clear.
+///
+/// ```
+/// use cy_tools_builtin::executor::RemoteExecutor;
+///
+/// let executor = RemoteExecutor::new("http://127.0.0.1:8700", "s-1", "a-long-shared-secret").unwrap();
+/// assert_eq!(executor.endpoint(), "http://127.0.0.1:8700");
+/// let err = RemoteExecutor::new("https://sandbox.example:8700", "s-1", "t").unwrap_err();
+/// assert!(err.to_string().starts_with("control server address `https://sandbox.example:8700` is not plain `http://host:port`"));
+/// ```
+#[derive(Clone)]
+pub struct RemoteExecutor {
+    endpoint: String,
+    host: String,
+    port: u16,
+    authority: String,
+    path: String,
+    token: String,
+    connect_timeout: Duration,
+    reply_margin: Duration,
+    default_timeout: Duration,
+    max_reply_bytes: usize,
+}
+
+impl RemoteExecutor {
+    /// An executor for session `session_id` on the control server at `endpoint`
+    /// (`http://host:port`), authenticating with `token`.
+    ///
+    /// # Errors
+    /// [`InvalidInput`](ServiceErrorKind::InvalidInput) when `endpoint` is not an
+    /// `http://host:port` address or `session_id` cannot name a workspace.
+    pub fn new(
+        endpoint: &str,
+        session_id: &str,
+        token: impl Into<String>,
+    ) -> Result<Self, ServiceError> {
+        let bad = |why: &str| {
+            ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                format!(
+                    "control server address `{endpoint}` is not plain `http://host:port` ({why}); write it like `http://127.0.0.1:8700`"
+                ),
+            )
+        };
+        let uri: Uri = endpoint.parse().map_err(|_| bad("it does not parse"))?;
+        if uri.scheme_str() != Some("http") {
+            return Err(bad(
+                "only `http` is spoken; put TLS in front with a proxy or tunnel",
+            ));
+        }
+        if !matches!(uri.path(), "" | "/") || uri.query().is_some() {
+            return Err(bad("it has a path"));
+        }
+        let authority = uri.authority().ok_or_else(|| bad("it has no host"))?;
+        let host = authority
+            .host()
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
+        check_session_id(session_id)?;
+        Ok(RemoteExecutor {
+            endpoint: format!("http://{authority}"),
+            host,
+            port: authority.port_u16().unwrap_or(80),
+            authority: authority.to_string(),
+            path: execute_path(session_id),
+            token: token.into(),
+            connect_timeout: Duration::from_secs(5),
+            reply_margin: Duration::from_secs(15),
+            default_timeout: Duration::from_secs(60),
+            max_reply_bytes: 16 * 1024 * 1024,
+        })
+    }
+
+    /// How long connecting may take (5 s by default).
+    #[must_use]
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long past the run's timeout the answer may take (15 s by default): the time to
+    /// send the code, kill a run at its timeout and send back its output.
+    #[must_use]
+    pub fn with_reply_margin(mut self, margin: Duration) -> Self {
+        self.reply_margin = margin;
+        self
+    }
+
+    /// The timeout sent for a run that sets none (60 s by default); the server refuses one
+    /// above its maximum.
+    #[must_use]
+    pub fn with_default_timeout(mut self, timeout: Duration) -> Self {
+        self.default_timeout = timeout;
+        self
+    }
+
+    /// The server's address, `http://host:port`.
+    pub fn endpoint(&self) -> &str {
+        &self.endpoint
+    }
+
+    async fn run(&self, code: &str, options: CodeOptions) -> Result<ShellResult, ServiceError> {
+        let timeout = options.timeout.unwrap_or(self.default_timeout);
+        let body = serde_json::to_vec(&ExecuteRequest {
+            code: code.to_string(),
+            filename: options.filename,
+            timeout_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
+        })
+        .map_err(|err| {
+            ServiceError::new(
+                ServiceErrorKind::Other,
+                format!("could not encode the request: {err}"),
+            )
+        })?;
+        let wait = timeout.saturating_add(self.reply_margin);
+        // Leaving this select drops the exchange, which closes the connection: that is how
+        // the server learns to kill the run.
+        tokio::select! {
+            biased;
+            () = options.cancel.cancelled() => {
+                Err(ServiceError::new(ServiceErrorKind::Other, CANCELLED))
+            }
+            answer = tokio::time::timeout(wait, self.exchange(body)) => match answer {
+                Ok(answer) => answer,
+                Err(_) => Err(ServiceError::new(
+                    ServiceErrorKind::TimedOut,
+                    format!(
+                        "the control server at {} did not answer within {} ms (the run's timeout of {} ms plus {} ms); the connection was closed so the run is stopped there. Check that the server is healthy, then run the code again",
+                        self.endpoint,
+                        wait.as_millis(),
+                        timeout.as_millis(),
+                        self.reply_margin.as_millis()
+                    ),
+                )),
+            },
+        }
+    }
+
+    /// One request on a fresh connection, driven in this future, so dropping it closes the
+    /// connection at once.
+    async fn exchange(&self, body: Vec<u8>) -> Result<ShellResult, ServiceError> {
+        let stream = match tokio::time::timeout(
+            self.connect_timeout,
+            TcpStream::connect((self.host.as_str(), self.port)),
+        )
+        .await
+        {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(err)) => return Err(self.unreachable(&err.to_string())),
+            Err(_) => {
+                return Err(self.unreachable(&format!(
+                    "no connection within {} ms",
+                    self.connect_timeout.as_millis()
+                )));
+            }
+        };
+        // Requests are small and answered whole; waiting to batch them only adds latency.
+        let _ = stream.set_nodelay(true);
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|err| self.lost(&err))?;
+        let request = Request::post(self.path.as_str())
+            .header(HOST, self.authority.as_str())
+            .header(AUTHORIZATION, format!("Bearer {}", self.token))
+            .header(CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|err| {
+                ServiceError::new(
+                    ServiceErrorKind::InvalidInput,
+                    format!("could not build the request to {}: {err}", self.endpoint),
+                )
+            })?;
+        let exchange = async {
+            let response = sender
+                .send_request(request)
+                .await
+                .map_err(|err| self.lost(&err))?;
+            let status = response.status();
+            let bytes = Limited::new(response.into_body(), self.max_reply_bytes)
+                .collect()
+                .await
+                .map_err(|err| self.lost(&*err))?
+                .to_bytes();
+            Ok::<_, ServiceError>((status, bytes))
+        };
+        let mut exchange = pin!(exchange);
+        let mut connection = pin!(connection);
+        let mut connection_done = false;
+        let (status, bytes) = loop {
+            tokio::select! {
+                answer = &mut exchange => break answer?,
+                // The connection ending first is not the answer: the exchange then finishes
+                // with what was received, or with the error that ended it.
+                _ = &mut connection, if !connection_done => connection_done = true,
+            }
+        };
+        self.interpret(status, &bytes)
+    }
+
+    fn interpret(&self, status: StatusCode, bytes: &[u8]) -> Result<ShellResult, ServiceError> {
+        if status == StatusCode::OK {
+            return serde_json::from_slice::<ShellResult>(bytes).map_err(|err| {
+                ServiceError::new(
+                    ServiceErrorKind::Unavailable,
+                    format!(
+                        "the control server at {} sent a reply that is not a run result ({err}): {}; check that the address points at a `cy-tools control-server` of this version",
+                        self.endpoint,
+                        snippet(bytes)
+                    ),
+                )
+            });
+        }
+        let reply = serde_json::from_slice::<ErrorReply>(bytes);
+        if status == StatusCode::UNPROCESSABLE_ENTITY
+            && let Ok(reply) = reply
+        {
+            // The run itself was refused: the executor's own message, as a local run gives it.
+            return Err(reply.into_error());
+        }
+        let kind = match status {
+            StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => ServiceErrorKind::PermissionDenied,
+            StatusCode::BAD_REQUEST | StatusCode::PAYLOAD_TOO_LARGE => {
+                ServiceErrorKind::InvalidInput
+            }
+            StatusCode::NOT_FOUND => ServiceErrorKind::NotFound,
+            _ => ServiceErrorKind::Unavailable,
+        };
+        let why = match reply {
+            Ok(reply) => reply.error,
+            Err(_) => format!(
+                "no explanation ({}); check that the address points at a `cy-tools control-server` and read its log",
+                snippet(bytes)
+            ),
+        };
+        Err(ServiceError::new(
+            kind,
+            format!(
+                "the control server at {} answered {status}: {why}",
+                self.endpoint
+            ),
+        ))
+    }
+
+    fn unreachable(&self, why: &str) -> ServiceError {
+        ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "could not reach the control server at {}: {why}; check that `cy-tools control-server` is running there and listening on that address, then run the code again",
+                self.endpoint
+            ),
+        )
+    }
+
+    fn lost(&self, err: &(dyn std::error::Error + 'static)) -> ServiceError {
+        let mut why = err.to_string();
+        let mut source = err.source();
+        while let Some(cause) = source {
+            why.push_str(": ");
+            why.push_str(&cause.to_string());
+            source = cause.source();
+        }
+        ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "the connection to the control server at {} broke before the run's result arrived ({why}); the server may have stopped, so the run's outcome is unknown. Check the server, then run the code again",
+                self.endpoint
+            ),
+        )
+    }
+}
+
+/// The start of a reply body, for messages.
+fn snippet(bytes: &[u8]) -> String {
+    const SHOWN: usize = 200;
+    if bytes.is_empty() {
+        return "an empty body".to_string();
+    }
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN)]);
+    if bytes.len() > SHOWN {
+        format!("`{text}…`")
+    } else {
+        format!("`{text}`")
+    }
+}
+
+impl CodeExecutor for RemoteExecutor {
+    fn execute<'a>(
+        &'a self,
+        code: &'a str,
+        options: CodeOptions,
+    ) -> BoxFuture<'a, Result<ShellResult, ServiceError>> {
+        Box::pin(self.run(code, options))
+    }
+}
+
+impl std::fmt::Debug for RemoteExecutor {
+    // The token stays out of logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteExecutor")
+            .field("endpoint", &self.endpoint)
+            .field("path", &self.path)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("reply_margin", &self.reply_margin)
+            .field("default_timeout", &self.default_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_must_be_plain_http_host_and_port() {
+        let ok = RemoteExecutor::new("http://[::1]:9000/", "s-1", "sk-secret-value").unwrap();
+        assert_eq!(ok.endpoint(), "http://[::1]:9000");
+        assert_eq!((ok.host.as_str(), ok.port), ("::1", 9000));
+        assert_eq!(ok.path, "/v1/sessions/s-1/execute");
+        let err = RemoteExecutor::new("http://h:1/api", "s-1", "t").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "control server address `http://h:1/api` is not plain `http://host:port` (it has a path); write it like `http://127.0.0.1:8700`"
+        );
+        let err = RemoteExecutor::new("http://h:1", "../x", "t").unwrap_err();
+        assert_eq!(err.kind(), ServiceErrorKind::InvalidInput);
+        assert!(!format!("{ok:?}").contains("sk-secret-value"));
+    }
+}
