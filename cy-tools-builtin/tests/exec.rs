@@ -435,3 +435,46 @@ async fn an_unusable_working_directory_or_command_is_refused() {
         "environment variable `A=B` is not valid: a name is non-empty without `=` or NUL, a value has no NUL"
     );
 }
+
+#[tokio::test]
+async fn a_process_that_leaves_the_group_cannot_hold_the_call_open() {
+    // `setsid` puts the sleep in a session (and group) of its own, out of reach of the group
+    // kill, still holding stdout: the call stops reading shortly after the shell exits.
+    let (dir, env) = sandbox();
+    let started = Instant::now();
+    let result = env
+        .exec(
+            "setsid sh -c 'echo $$ > escaped.pid; exec sleep 30' & while [ ! -s escaped.pid ]; do sleep 0.01; done; echo started",
+            ExecOptions::default(),
+        )
+        .await
+        .unwrap();
+    let elapsed = started.elapsed();
+    let escaped = pids_in_one(dir.path(), "escaped.pid").await;
+    // It escaped the sandbox's reach, so the test ends it.
+    std::process::Command::new("kill")
+        .args(["-9", &escaped.to_string()])
+        .status()
+        .unwrap();
+    assert!(elapsed < Duration::from_secs(6), "{elapsed:?}");
+    assert_eq!(result.stdout, "started\n");
+    assert_eq!(result.exit_code, Some(0));
+    assert!(!result.timed_out);
+    assert_eq!(
+        result.stderr,
+        "[stopped reading output: a process that left the command's process group still holds it open]"
+    );
+}
+
+async fn pids_in_one(root: &Path, file: &str) -> u32 {
+    let until = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(root.join(file))
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        assert!(Instant::now() < until, "`{file}` never got its pid");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
