@@ -1,0 +1,172 @@
+//! `cy-tools call`: run one tool in a session over a folder and print its result.
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use cy_tools::{CancellationToken, Content, ToolCall, ToolResult};
+use serde_json::{Map, Value};
+
+use super::error::CliError;
+use super::session::{self, SessionArgs, registry, unknown_tool};
+use super::{interrupted, runtime};
+
+#[derive(Debug, clap::Args)]
+pub(super) struct Args {
+    /// The tool
+    tool: String,
+    /// The arguments, one JSON object, for example '{"path": "README.md"}' [default: {}]
+    #[arg(value_name = "JSON")]
+    arguments: Option<String>,
+    #[command(flatten)]
+    session: SessionArgs,
+    /// Print the whole result as JSON (content blocks, is_error, details) instead of its text
+    #[arg(long)]
+    json: bool,
+}
+
+pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
+    let registry = registry()?;
+    let factory = registry
+        .get(&args.tool)
+        .ok_or_else(|| unknown_tool(&args.tool, &registry))?;
+    let arguments = match args.arguments.as_deref() {
+        None => Value::Object(Map::new()),
+        Some(text) => serde_json::from_str::<Value>(text).map_err(|err| {
+            let example = factory
+                .definition()
+                .schema()
+                .map(|schema| example_arguments(schema.value()))
+                .unwrap_or_else(|_| Value::Object(Map::new()));
+            CliError::new(format!(
+                "the arguments are not valid JSON: {err}; pass one JSON object in single quotes, for example: cy-tools call {} '{example}'",
+                args.tool
+            ))
+        })?,
+    };
+    let tools = session::open(&args.session, Some(std::slice::from_ref(&args.tool)))?;
+    let tool = tools
+        .get(&args.tool)
+        .ok_or_else(|| unknown_tool(&args.tool, &registry))?;
+    let cancel = CancellationToken::new();
+    let result = runtime()?.block_on(async {
+        let call = tool.execute(ToolCall::new("cli-1", arguments), &cancel);
+        tokio::pin!(call);
+        tokio::select! {
+            result = &mut call => result,
+            () = interrupted() => {
+                // The tool answers at once with a cancellation result, and its processes die.
+                cancel.cancel();
+                call.await
+            }
+        }
+    });
+    print_result(&result, args.json)?;
+    Ok(if result.is_error {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A successful result goes to stdout, an error result to stderr; `--json` prints either as
+/// one JSON document on stdout.
+fn print_result(result: &ToolResult, json: bool) -> Result<(), CliError> {
+    let text = if json {
+        serde_json::to_string_pretty(result)
+            .map_err(|err| CliError::new(format!("cannot print the result: {err}")))?
+    } else {
+        render(result)
+    };
+    let written = if result.is_error && !json {
+        writeln!(std::io::stderr(), "{text}")
+    } else {
+        writeln!(std::io::stdout(), "{text}")
+    };
+    // A closed pipe (`cy-tools call ... | head`) is not worth an error of its own.
+    match written {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(CliError::new(format!("cannot write the result: {err}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Text as is, JSON pretty-printed, images as a placeholder naming their type and size.
+fn render(result: &ToolResult) -> String {
+    let blocks: Vec<String> = result
+        .content
+        .iter()
+        .map(|block| match block {
+            Content::Text { text } => text.trim_end_matches('\n').to_string(),
+            Content::Json { value } => {
+                serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string())
+            }
+            Content::Image { data, mime_type } => {
+                format!("[image: {mime_type}, {} bytes of base64]", data.len())
+            }
+        })
+        .collect();
+    blocks.join("\n")
+}
+
+/// Arguments that show the shape a tool expects: its required fields with a placeholder of
+/// each one's type (the first value of an enum).
+fn example_arguments(schema: &Value) -> Value {
+    let mut example = Map::new();
+    let required = schema["required"].as_array().cloned().unwrap_or_default();
+    for name in required.iter().filter_map(Value::as_str) {
+        let property = &schema["properties"][name];
+        example.insert(name.to_string(), placeholder(property));
+    }
+    Value::Object(example)
+}
+
+fn placeholder(property: &Value) -> Value {
+    if let Some(first) = property["enum"]
+        .as_array()
+        .and_then(|values| values.first())
+    {
+        return first.clone();
+    }
+    let kind = match &property["type"] {
+        Value::String(kind) => kind.as_str(),
+        Value::Array(kinds) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|k| *k != "null")
+            .unwrap_or("string"),
+        _ => "string",
+    };
+    match kind {
+        "integer" => Value::from(1),
+        "number" => Value::from(1.5),
+        "boolean" => Value::Bool(true),
+        "array" => Value::Array(Vec::new()),
+        "object" => Value::Object(Map::new()),
+        _ => Value::from("..."),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn example_lists_required_fields_with_typed_placeholders() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "limit": {"type": ["integer", "null"]},
+                "mode": {"enum": ["literal", "regex"]},
+                "all": {"type": "boolean"},
+            },
+            "required": ["path", "mode", "all"],
+        });
+        assert_eq!(
+            example_arguments(&schema),
+            json!({"path": "...", "mode": "literal", "all": true})
+        );
+    }
+}

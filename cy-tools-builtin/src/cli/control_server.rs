@@ -1,0 +1,49 @@
+//! `cy-tools control-server`: run code for remote executors (see
+//! [`control_server`](crate::control_server)).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::control_server::{ControlServer, ControlServerConfig, DEFAULT_TOKEN_ENV};
+
+use super::error::CliError;
+use super::runtime;
+
+#[derive(Debug, clap::Args)]
+pub(super) struct Args {
+    /// Address to listen on; port 0 picks a free one. Plain HTTP: keep it on loopback or
+    /// behind a tunnel or TLS proxy
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8700")]
+    bind: SocketAddr,
+    /// Folder holding one workspace folder per session id; created if missing
+    #[arg(long, value_name = "DIR")]
+    root: PathBuf,
+    /// Environment variable holding the bearer token (at least 16 characters)
+    #[arg(long, value_name = "NAME", default_value = DEFAULT_TOKEN_ENV)]
+    token_env: String,
+    /// The run command, with `{file}` where the script's path goes
+    #[arg(long, value_name = "COMMAND", default_value = crate::executor::DEFAULT_COMMAND)]
+    command: String,
+}
+
+pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
+    let mut config = ControlServerConfig::new(args.bind, args.root);
+    config.token_env = args.token_env;
+    config.command = args.command;
+    runtime()?.block_on(async {
+        let server = ControlServer::bind(config)
+            .await
+            .map_err(|err| CliError::new(err.to_string()))?;
+        let addr = server
+            .local_addr()
+            .map_err(|err| CliError::new(format!("cannot read the listening address: {err}")))?;
+        // On stderr like every log, and always, so a script that bound port 0 learns the port.
+        eprintln!("control server listening on http://{addr}");
+        server
+            .run()
+            .await
+            .map_err(|err| CliError::new(format!("control server stopped: {err}")))
+    })?;
+    Ok(ExitCode::SUCCESS)
+}

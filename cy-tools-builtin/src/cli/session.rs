@@ -1,0 +1,179 @@
+//! The session `call` and `mcp` run tools in: a workspace folder, an identity and the tools,
+//! from the command line and an optional session spec file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cy_tools::{AgentTool, Sandbox, SessionIdentity, ToolContext, ToolRegistry, Toolset};
+use serde::Deserialize;
+
+use super::error::CliError;
+use crate::{LocalExecutor, LocalSandbox};
+
+/// The options `call` and `mcp` share.
+#[derive(Debug, clap::Args)]
+pub(super) struct SessionArgs {
+    /// The workspace folder the tools work in [default: the spec's `workspace`, else the
+    /// current folder]
+    #[arg(long, value_name = "DIR")]
+    pub(super) root: Option<PathBuf>,
+    /// A JSON session spec, every field optional:
+    /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"]}.
+    /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
+    /// session may have
+    #[arg(long, value_name = "FILE")]
+    pub(super) spec: Option<PathBuf>,
+}
+
+/// The session spec file. A fuller `SessionSpec` belongs to the runtime; this is the part the
+/// command line needs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Spec {
+    session_id: Option<String>,
+    tenant: Option<String>,
+    workspace: Option<PathBuf>,
+    tools: Option<Vec<String>>,
+}
+
+const SPEC_EXAMPLE: &str =
+    r#"{"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"]}"#;
+
+/// Every tool linked into this binary.
+pub(super) fn registry() -> Result<ToolRegistry, CliError> {
+    ToolRegistry::linked().map_err(|err| CliError::new(err.to_string()))
+}
+
+/// `` `a`, `b`, `c` ``.
+pub(super) fn listed<S: AsRef<str>>(names: &[S]) -> String {
+    if names.is_empty() {
+        return "none".to_string();
+    }
+    names
+        .iter()
+        .map(|n| format!("`{}`", n.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The error for a name nothing is registered under.
+pub(super) fn unknown_tool(name: &str, registry: &ToolRegistry) -> CliError {
+    CliError::new(format!(
+        "unknown tool `{name}`; valid tools are {}",
+        listed(&registry.names())
+    ))
+}
+
+/// Opens the session and binds its tools: `requested` when given (each must exist, fit the
+/// spec's list and bind), else the spec's `tools`, else every linked tool that binds to this
+/// session (the others are left out with a note on stderr).
+pub(super) fn open(args: &SessionArgs, requested: Option<&[String]>) -> Result<Toolset, CliError> {
+    let spec = match &args.spec {
+        Some(path) => load_spec(path)?,
+        None => Spec::default(),
+    };
+    let root = workspace(args, &spec)?;
+    let registry = registry()?;
+    let sandbox = LocalSandbox::new(&root).map_err(|err| {
+        CliError::new(format!(
+            "cannot open workspace folder `{}`: {err}",
+            root.display()
+        ))
+    })?;
+    let identity = SessionIdentity::root(
+        spec.session_id.as_deref().unwrap_or("cli"),
+        spec.tenant.as_deref().unwrap_or("local"),
+    );
+    // One view for the file tools and the code they run, so a file `execute_code` writes is
+    // there for `read_file`, and both share the view's process table.
+    let env: Arc<dyn Sandbox> = Arc::new(sandbox.env());
+    let executor = LocalExecutor::new(Arc::clone(&env));
+    let context = Arc::new(
+        ToolContext::new(identity)
+            .with_env(env)
+            .with_executor(Arc::new(executor)),
+    );
+
+    if let (Some(requested), Some(allowed)) = (requested, &spec.tools)
+        && let Some(outside) = requested.iter().find(|name| !allowed.contains(name))
+    {
+        return Err(CliError::new(format!(
+            "tool `{outside}` is not in the session spec's tools ({}); add it to `tools` in `{}` or use one of those",
+            listed(allowed),
+            args.spec.as_deref().unwrap_or(Path::new("")).display(),
+        )));
+    }
+    let Some(names) = requested.or(spec.tools.as_deref()) else {
+        let mut tools = Vec::new();
+        for (name, definition) in registry.definitions() {
+            match AgentTool::bind(Arc::from(name), definition, &context) {
+                Ok(tool) => tools.push(tool),
+                Err(err) => eprintln!("note: leaving out `{name}`: {err}"),
+            }
+        }
+        return Ok(Toolset::new(tools));
+    };
+    let mut tools = Vec::with_capacity(names.len());
+    for name in names {
+        let factory = registry
+            .get(name)
+            .ok_or_else(|| unknown_tool(name, &registry))?;
+        if tools.iter().any(|t: &AgentTool| t.name() == name) {
+            continue;
+        }
+        let tool = AgentTool::bind(Arc::from(name.as_str()), factory.definition(), &context)
+            .map_err(|err| CliError::new(err.to_string()))?;
+        tools.push(tool);
+    }
+    Ok(Toolset::new(tools))
+}
+
+fn workspace(args: &SessionArgs, spec: &Spec) -> Result<PathBuf, CliError> {
+    let root = match (&args.root, &spec.workspace, &args.spec) {
+        (Some(root), _, _) => root.clone(),
+        (None, Some(workspace), Some(spec_path)) => {
+            spec_path.parent().unwrap_or(Path::new("")).join(workspace)
+        }
+        _ => PathBuf::from("."),
+    };
+    match std::fs::metadata(&root) {
+        Ok(meta) if meta.is_dir() => Ok(root),
+        Ok(_) => Err(CliError::new(format!(
+            "workspace `{}` is not a folder; pass a folder with --root",
+            root.display()
+        ))),
+        Err(err) => Err(CliError::new(format!(
+            "workspace folder `{}` cannot be used: {err}; pass an existing folder with --root",
+            root.display()
+        ))),
+    }
+}
+
+fn load_spec(path: &Path) -> Result<Spec, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|err| {
+        CliError::new(format!(
+            "cannot read session spec `{}`: {err}",
+            path.display()
+        ))
+    })?;
+    let mut deserializer = serde_json::Deserializer::from_str(&text);
+    let spec: Spec = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
+        let inner = err.inner();
+        let at = if err.path().iter().next().is_some() {
+            format!("field `{}`: ", err.path())
+        } else {
+            String::new()
+        };
+        CliError::new(format!(
+            "invalid session spec `{}`: {at}{inner}; expected for example {SPEC_EXAMPLE}",
+            path.display()
+        ))
+    })?;
+    deserializer.end().map_err(|err| {
+        CliError::new(format!(
+            "invalid session spec `{}`: {err}; expected one JSON object, for example {SPEC_EXAMPLE}",
+            path.display()
+        ))
+    })?;
+    Ok(spec)
+}

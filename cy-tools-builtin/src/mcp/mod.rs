@@ -1,0 +1,75 @@
+//! An MCP server over a session's [`Toolset`], with the `rmcp` crate.
+//!
+//! * `tools/list` answers every tool of the toolset, sorted by name, declared as the
+//!   [`Dialect::Mcp`](cy_tools::Dialect::Mcp) export (input schema, title, annotations).
+//! * `tools/call` runs [`AgentTool::execute`](cy_tools::AgentTool::execute), the same path a
+//!   model loop takes: arguments are validated against the canonical schema here, not by the
+//!   client, and whatever goes wrong in the tool comes back as an `isError` result the model can
+//!   act on. A name the toolset does not have is a JSON-RPC error (`-32602`) naming the tool and
+//!   listing the valid ones.
+//! * Structured results ([`Content::Json`](cy_tools::Content::Json)) become `structuredContent`
+//!   plus a text copy; images become image blocks.
+//! * A `notifications/cancelled` for a call cancels the token that call runs under, so the
+//!   tool's work (a child process, say) stops, and no response is sent for it.
+//! * The protocol owns stdout; logs go through `tracing`, which the `cy-tools` binary writes to
+//!   stderr.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), cy_tools_builtin::mcp::ServeError> {
+//! use cy_tools::{SessionIdentity, ToolContext, ToolRegistry};
+//! use cy_tools_builtin::LocalSandbox;
+//!
+//! let registry = ToolRegistry::linked().expect("tool names are unique");
+//! let env = LocalSandbox::new(".").expect("the folder exists").env();
+//! let context = ToolContext::new(SessionIdentity::root("s-1", "local"))
+//!     .with_env(std::sync::Arc::new(env));
+//! let tools = registry.build(&["read_file", "list_directory"], &context);
+//! cy_tools_builtin::mcp::serve_stdio(tools).await
+//! # }
+//! ```
+
+mod convert;
+mod error;
+mod server;
+
+pub use error::ServeError;
+pub use server::McpServer;
+
+use cy_tools::Toolset;
+use rmcp::ServiceExt as _;
+use rmcp::service::QuitReason;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Serves `tools` over this process's stdin and stdout until the client closes stdin.
+///
+/// # Errors
+/// A tool's declaration cannot be made (see [`McpServer::new`]), the client's `initialize`
+/// fails, or the connection breaks.
+pub async fn serve_stdio(tools: Toolset) -> Result<(), ServeError> {
+    let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+    serve_io(tools, stdin, stdout).await
+}
+
+/// Serves `tools` over a pair of byte streams carrying newline-delimited JSON-RPC, until the
+/// input ends. [`serve_stdio`] is this over stdin and stdout; tests use in-memory pipes.
+///
+/// # Errors
+/// As [`serve_stdio`].
+pub async fn serve_io<R, W>(tools: Toolset, input: R, output: W) -> Result<(), ServeError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let server = McpServer::new(tools)?;
+    let running = server
+        .serve((input, output))
+        .await
+        .map_err(|err| ServeError::Initialize(err.to_string()))?;
+    match running.waiting().await {
+        Ok(QuitReason::JoinError(err)) | Err(err) => Err(ServeError::Connection(err.to_string())),
+        Ok(reason) => {
+            tracing::info!(?reason, "MCP connection closed");
+            Ok(())
+        }
+    }
+}

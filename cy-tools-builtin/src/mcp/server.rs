@@ -1,0 +1,179 @@
+//! `McpServer`: the `rmcp` handler over a toolset.
+
+use std::sync::Arc;
+
+use cy_tools::{Dialect, ToolCall, Toolset};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+
+use super::ServeError;
+use super::convert::call_tool_result;
+
+/// An MCP server (an `rmcp` [`ServerHandler`]) over one session's tools.
+///
+/// Cloning is cheap: clones share the toolset and its declarations.
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    tools: Toolset,
+    /// The MCP declarations, sorted by name: `inventory` gives the registry no order, and
+    /// clients (and their caches) expect the same list every time.
+    declarations: Vec<Tool>,
+    /// `` `a`, `b`, `c` ``, for the unknown-tool error.
+    names_listed: String,
+    info: ServerConfig,
+}
+
+impl McpServer {
+    /// A server over `tools`, declaring each as [`Dialect::Mcp`] exports it.
+    ///
+    /// # Errors
+    /// [`ServeError::Declaration`] when a tool's declaration is not a valid MCP `Tool`.
+    pub fn new(tools: Toolset) -> Result<Self, ServeError> {
+        let mut declarations = Vec::with_capacity(tools.len());
+        for tool in &tools {
+            let declaration_error = |message: String| ServeError::Declaration {
+                tool: tool.name().to_string(),
+                message,
+            };
+            let value = Dialect::Mcp
+                .export(tool)
+                .map_err(|err| declaration_error(err.to_string()))?;
+            let declaration: Tool = serde_json::from_value(value)
+                .map_err(|err| declaration_error(format!("not an MCP `Tool`: {err}")))?;
+            declarations.push(declaration);
+        }
+        declarations.sort_by(|a, b| a.name.cmp(&b.name));
+        let names_listed = if declarations.is_empty() {
+            "none".to_string()
+        } else {
+            declarations
+                .iter()
+                .map(|d| format!("`{}`", d.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut implementation = Implementation::new("cy-tools", env!("CARGO_PKG_VERSION"));
+        implementation.title = Some("cy-tools".to_string());
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(implementation);
+        Ok(McpServer {
+            inner: Arc::new(Inner {
+                tools,
+                declarations,
+                names_listed,
+                info,
+            }),
+        })
+    }
+
+    /// The tools served, as `tools/list` declares them (sorted by name).
+    pub fn declarations(&self) -> &[Tool] {
+        &self.inner.declarations
+    }
+
+    fn unknown_tool(&self, name: &str) -> ErrorData {
+        let inner = &self.inner;
+        let valid: Vec<&str> = inner.declarations.iter().map(|d| &*d.name).collect();
+        ErrorData::invalid_params(
+            format!(
+                "unknown tool `{name}`; valid tools are {}",
+                inner.names_listed
+            ),
+            Some(json!({ "tool": name, "valid_tools": valid })),
+        )
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(
+            self.inner.declarations.clone(),
+        ))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner
+            .declarations
+            .iter()
+            .find(|d| d.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = &*request.name;
+        let Some(tool) = self.inner.tools.get(name) else {
+            tracing::debug!(tool = name, "call of an unknown tool");
+            return Err(self.unknown_tool(name));
+        };
+        // Absent arguments are `null`, which the tool contract accepts as "no arguments".
+        let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        let call = ToolCall::new(context.id.to_string(), arguments);
+        tracing::debug!(tool = name, id = %context.id, "tools/call");
+        // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
+        // (and when the connection closes): the same token the tool body and its processes see.
+        let result = tool.execute(call, &context.ct).await;
+        if result.is_error {
+            tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
+        }
+        Ok(CallToolResponse::Complete(call_tool_result(result)))
+    }
+
+    /// `rmcp` hands over as a custom request whatever does not parse as a known one, so a
+    /// `tools/call` with malformed params lands here; it is answered `-32602` with what is
+    /// wrong, not "method not found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method == "tools/call" {
+            let problem = match request.params_as::<CallToolRequestParams>() {
+                Ok(None) => "the request has no params".to_string(),
+                Err(err) => err.to_string(),
+                Ok(Some(_)) => "its params were not understood".to_string(),
+            };
+            tracing::debug!(%problem, "malformed tools/call");
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "invalid `tools/call` request: {problem}; send params {{\"name\": \"<tool>\", \"arguments\": {{...}}}} with one of the tools `tools/list` names"
+                ),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("unknown method `{}`", request.method),
+            None,
+        ))
+    }
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("tools", &self.inner.tools.names())
+            .finish()
+    }
+}
