@@ -10,7 +10,10 @@
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Expr, FnArg, GenericArgument, Ident, ItemFn, Lifetime, PathArguments, ReturnType, Type};
+use syn::{
+    Attribute, Expr, FnArg, GenericArgument, Ident, ItemFn, Lifetime, PathArguments, ReturnType,
+    Type,
+};
 
 use crate::ast::{ParamKind, ToolFn, unraw};
 use crate::attr::{Cap, DefaultValue, ToolArgs, parse_tool_args};
@@ -102,13 +105,21 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
     let static_ident = Ident::new(&base.to_uppercase(), span);
     let vis = tool.item.vis.clone();
     let name = valid::tool_name(&tool, args);
+    // A `#[cfg]` on the function gates everything generated for it too.
+    let cfgs: Vec<Attribute> = tool
+        .item
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("cfg"))
+        .cloned()
+        .collect();
 
-    let (caps_ty, caps_items) = capability_set(args, &pascal, &name, &vis, krate, span);
+    let (caps_ty, caps_items) = capability_set(args, &pascal, &name, &vis, krate, span, &cfgs);
     let (params_ty, params_items) = match tool.args_param() {
         Some((_, ty)) => (ty.to_token_stream(), TokenStream::new()),
         None => {
             let ident = Ident::new(&format!("{pascal}Params"), span);
-            let items = params_struct(&tool, &ident, &name, &vis, krate);
+            let items = params_struct(&tool, &ident, &name, &vis, krate, &cfgs);
             (ident.to_token_stream(), items)
         }
     };
@@ -132,12 +143,12 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
         ReturnType::Type(_, ty) => ty.span(),
         ReturnType::Default => span,
     };
-    // The conversion carries the return type's span, so a type that cannot become a
-    // `ToolResult` is reported there.
-    let result = Ident::new("__result", ret_span);
-    let convert = quote_spanned! {ret_span=>
-        let #result = #fn_ident(#(#call_args),*).await;
-        #krate::IntoToolResult::into_tool_result(#result)
+    // The call carries the return type's span, so a type that cannot become a `ToolResult`
+    // is reported there.
+    let mut callee = fn_ident.clone();
+    callee.set_span(ret_span);
+    let call = quote_spanned! {ret_span=>
+        #krate::__private::box_result(#callee(#(#call_args),*))
     };
 
     let description = args
@@ -158,6 +169,7 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
     let registration = if args.register.is_none_or(|r| r.value) {
         let location = Literal::string(&format!("::{base}"));
         quote! {
+            #(#cfgs)*
             #krate::__private::inventory::submit! {
                 #krate::ToolRegistration::new(
                     &#static_ident,
@@ -183,6 +195,7 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
         #item
         #caps_items
         #params_items
+        #(#cfgs)*
         #[doc = #static_doc]
         #vis static #static_ident: #krate::ToolDefinition<#params_ty, #caps_ty> = {
             fn __handler<'a>(
@@ -190,7 +203,7 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
                 __ctx: #krate::Ctx<'a, #caps_ty>,
                 __call: #krate::CallInfo<'a>,
             ) -> #krate::BoxFuture<'a, #krate::ToolResult> {
-                #krate::__private::Box::pin(async move { #convert })
+                #call
             }
             #krate::ToolDefinition::new(#name_lit, #description_lit, __handler)
                 #annotations
@@ -208,6 +221,7 @@ fn capability_set(
     vis: &syn::Visibility,
     krate: &TokenStream,
     span: Span,
+    cfgs: &[Attribute],
 ) -> (TokenStream, TokenStream) {
     if args.capabilities.is_empty() {
         return (quote!(#krate::NoCapabilities), TokenStream::new());
@@ -226,14 +240,17 @@ fn capability_set(
             .collect::<Vec<_>>()
             .join(", ")
     );
+    let cfg = quote!(#(#cfgs)*);
     let items = quote! {
+        #cfg
         #[doc = #doc]
         #vis enum #ident {}
+        #cfg
         impl #krate::CapabilitySet for #ident {
             const CAPABILITIES: #krate::Capabilities =
                 #krate::Capabilities::NONE #(.with(#krate::Capability::#markers))*;
         }
-        #( impl #krate::Grants<#krate::cap::#markers> for #ident {} )*
+        #( #cfg impl #krate::Grants<#krate::cap::#markers> for #ident {} )*
     };
     (ident.into_token_stream(), items)
 }
@@ -246,6 +263,7 @@ fn params_struct(
     name: &str,
     vis: &syn::Visibility,
     krate: &TokenStream,
+    cfgs: &[Attribute],
 ) -> TokenStream {
     let krate_text = krate.to_string().replace(' ', "");
     let serde_crate = Literal::string(&format!("{krate_text}::__private::serde"));
@@ -278,6 +296,7 @@ fn params_struct(
                     _ => expr.to_token_stream(),
                 };
                 default_fns.push(quote! {
+                    #[doc(hidden)]
                     fn #fn_ident() -> #ty { #value }
                 });
                 let path = Literal::string(&format!("{ident}::{fn_ident}"));
@@ -294,12 +313,14 @@ fn params_struct(
     let doc = format!("The arguments of the `{name}` tool, generated by `#[tool]`.");
     let default_impl = (!default_fns.is_empty()).then(|| {
         quote! {
+            #(#cfgs)*
             impl #ident {
                 #(#default_fns)*
             }
         }
     });
     quote! {
+        #(#cfgs)*
         #[doc = #doc]
         #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]

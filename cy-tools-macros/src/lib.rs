@@ -68,6 +68,10 @@ use proc_macro::TokenStream;
 ///   * a context field taken directly: `env: &dyn Sandbox`, `executor: &dyn CodeExecutor`,
 ///     `session: &SessionIdentity`, `factory: &dyn SessionFactory`, `store: &dyn ExecutionLog`,
 ///     `coordinator: &dyn Coordinator` or `chat: &dyn Chat`. Its capability must be declared.
+///
+///   The context parameters are recognized by the last segment of their type's path (`Ctx`,
+///   `cy_tools::Ctx` and `prelude::Ctx` all work), so a type of your own named `Ctx`,
+///   `CallInfo` or `Sandbox` cannot be an argument.
 /// * It returns anything that implements `IntoToolResult`: `String`, `&'static str`, `()`,
 ///   `serde_json::Value`, `Json<T>`, `ToolResult`, or `Result` of one of these with an error
 ///   that implements `Display` (`ToolError` takes any `std::error::Error` through `?`).
@@ -156,7 +160,8 @@ use proc_macro::TokenStream;
 /// * An `inventory` registration of `READ_FILE`, so `ToolRegistry::linked()` finds it (unless
 ///   `register = false`).
 ///
-/// Every generated public item is documented, so `#![deny(missing_docs)]` holds.
+/// Every generated public item is documented, so `#![deny(missing_docs)]` holds. A `#[cfg]`
+/// on the function applies to every generated item too.
 ///
 /// # Capabilities are checked by the compiler
 ///

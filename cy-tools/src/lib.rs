@@ -132,9 +132,20 @@ pub mod __private {
 
     pub use crate::schema::schemas_generated;
 
-    pub use std::boxed::Box;
+    use std::future::Future;
 
-    use crate::{Capabilities, CapabilitySet, Grants, cap};
+    use crate::{BoxFuture, Capabilities, CapabilitySet, Grants, IntoToolResult, ToolResult, cap};
+
+    /// Not public API. Used by generated code: boxes a `#[tool]` function's future and converts
+    /// its output. One generic body for every tool, so the compiler checks it once instead of
+    /// once per tool.
+    pub fn box_result<'a, F>(future: F) -> BoxFuture<'a, ToolResult>
+    where
+        F: Future + Send + 'a,
+        F::Output: IntoToolResult,
+    {
+        Box::pin(async move { future.await.into_tool_result() })
+    }
 
     /// Not public API. Used by generated code: the set `#[tool]` gives a function's `Ctx` when
     /// the attribute has errors, so the body adds none of its own. Such a function is never

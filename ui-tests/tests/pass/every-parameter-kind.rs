@@ -26,9 +26,12 @@ async fn describe(
     note: Option<String>,
     /// A keyword as a name.
     r#type: String,
+    /// A list that defaults to empty.
+    #[arg(default)]
+    flags: Vec<String>,
 ) -> String {
     format!(
-        "{} {} {} {} {text} {count} {branch} {note:?} {}",
+        "{} {} {} {} {text} {count} {branch} {note:?} {} {flags:?}",
         ctx.session().session_id,
         session.tenant,
         env.describe(),
@@ -39,10 +42,14 @@ async fn describe(
 
 fn main() {
     let schema = DESCRIBE.schema().unwrap();
-    assert_eq!(schema.properties(), ["branch_name", "count", "note", "text", "type"]);
+    assert_eq!(
+        schema.properties(),
+        ["branch_name", "count", "flags", "note", "text", "type"]
+    );
     let value = schema.value();
     assert_eq!(value["properties"]["count"]["default"], 7);
     assert_eq!(value["properties"]["branch_name"]["default"], "main");
+    assert_eq!(value["properties"]["flags"]["default"], serde_json::json!([]));
     assert_eq!(value["properties"]["text"]["description"], "A required text.");
     assert_eq!(value["required"], serde_json::json!(["text", "type"]));
 
@@ -55,5 +62,5 @@ fn main() {
         ToolCall::new("c-9", serde_json::json!({"text": "hi", "type": "t"})),
         &CancellationToken::new(),
     ));
-    assert_eq!(result.text_content(), "s-1 acme memory:/ c-9 hi 7 main None t");
+    assert_eq!(result.text_content(), "s-1 acme memory:/ c-9 hi 7 main None t []");
 }
