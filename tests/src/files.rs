@@ -6,7 +6,7 @@ use cy_tools::prelude::*;
 
 /// Read a UTF-8 text file from the session workspace.
 #[tool(capabilities(env), read_only)]
-pub async fn read_file(
+pub async fn read_lines(
     ctx: Ctx<'_>,
     /// Path relative to the workspace root.
     path: String,
@@ -33,7 +33,7 @@ pub async fn read_file(
 
 /// Write a UTF-8 text file in the session workspace, replacing what was there.
 #[tool(capabilities(env), idempotent, title = "Write file", timeout = "30s")]
-pub async fn write_file(
+pub async fn save_text(
     env: &dyn Sandbox,
     /// Path relative to the workspace root.
     path: String,

@@ -45,7 +45,7 @@ pub struct Match {
 ///
 /// Returns the matches as JSON, in file order.
 #[tool(capabilities(env), read_only, open_world = false)]
-pub async fn search(
+pub async fn find_lines(
     env: &dyn Sandbox,
     /// The text to look for.
     pattern: String,

@@ -32,9 +32,9 @@ fn toolset(context: &ToolContext) -> Toolset {
     let registry = ToolRegistry::linked().expect("linked");
     registry.build(
         &[
-            "read_file",
-            "write_file",
-            "search",
+            "read_lines",
+            "save_text",
+            "find_lines",
             "ping",
             "add_numbers",
             "notify",
@@ -56,20 +56,20 @@ async fn call(tools: &Toolset, name: &str, args: Value) -> ToolResult {
 }
 
 #[tokio::test]
-async fn read_file_applies_default_and_optional_arguments() {
+async fn read_lines_applies_default_and_optional_arguments() {
     let (_, _, context) = workspace().await;
     let tools = toolset(&context);
-    let all = call(&tools, "read_file", json!({"path": "notes.txt"})).await;
+    let all = call(&tools, "read_lines", json!({"path": "notes.txt"})).await;
     assert!(!all.is_error);
     assert_eq!(all.text_content(), "alpha\nBeta\ngamma\nbeta max");
     let window = call(
         &tools,
-        "read_file",
+        "read_lines",
         json!({"path": "notes.txt", "offset": 2, "limit": 2}),
     )
     .await;
     assert_eq!(window.text_content(), "Beta\ngamma");
-    let missing = call(&tools, "read_file", json!({"path": "nope.txt"})).await;
+    let missing = call(&tools, "read_lines", json!({"path": "nope.txt"})).await;
     assert!(missing.is_error);
 }
 
@@ -79,14 +79,14 @@ async fn invalid_arguments_name_the_field_and_the_valid_ones() {
     let tools = toolset(&context);
     let wrong = call(
         &tools,
-        "read_file",
+        "read_lines",
         json!({"path": "notes.txt", "offset": "two"}),
     )
     .await;
     assert!(wrong.is_error);
     assert_eq!(
         wrong.text_content(),
-        "invalid arguments for `read_file`: `offset`: expected u64, got string \"two\"; valid fields are `path` (string, required), `limit` (integer or null), `offset` (integer)"
+        "invalid arguments for `read_lines`: `offset`: expected u64, got string \"two\"; valid fields are `path` (string, required), `limit` (integer or null), `offset` (integer)"
     );
     let unknown = call(&tools, "ping", json!({"loud": true})).await;
     assert!(unknown.is_error);
@@ -100,12 +100,12 @@ async fn invalid_arguments_name_the_field_and_the_valid_ones() {
 }
 
 #[tokio::test]
-async fn write_file_gets_the_sandbox_directly() {
+async fn save_text_gets_the_sandbox_directly() {
     let (sandbox, _, context) = workspace().await;
     let tools = toolset(&context);
     let result = call(
         &tools,
-        "write_file",
+        "save_text",
         json!({"path": "out/a.txt", "contents": "héllo"}),
     )
     .await;
@@ -114,12 +114,12 @@ async fn write_file_gets_the_sandbox_directly() {
 }
 
 #[tokio::test]
-async fn search_uses_enums_nested_structs_vecs_maps_and_renames() {
+async fn find_lines_uses_enums_nested_structs_vecs_maps_and_renames() {
     let (_, _, context) = workspace().await;
     let tools = toolset(&context);
     let defaults = call(
         &tools,
-        "search",
+        "find_lines",
         json!({"pattern": "beta", "paths": ["notes.txt", "other.txt"]}),
     )
     .await;
@@ -131,7 +131,7 @@ async fn search_uses_enums_nested_structs_vecs_maps_and_renames() {
     );
     let everything = call(
         &tools,
-        "search",
+        "find_lines",
         json!({
             "pattern": "beta",
             "paths": ["notes.txt", "other.txt"],
@@ -148,7 +148,7 @@ async fn search_uses_enums_nested_structs_vecs_maps_and_renames() {
     );
     let old_name = call(
         &tools,
-        "search",
+        "find_lines",
         json!({"pattern": "a", "paths": [], "limit": 1}),
     )
     .await;
@@ -160,13 +160,13 @@ async fn search_uses_enums_nested_structs_vecs_maps_and_renames() {
     );
     let bad_mode = call(
         &tools,
-        "search",
+        "find_lines",
         json!({"pattern": "a", "paths": [], "mode": "fuzzy"}),
     )
     .await;
     assert_eq!(
         bad_mode.text_content(),
-        "invalid arguments for `search`: `mode`: unknown value `fuzzy`, expected `literal` or `ignore_case`; valid fields are `paths` (array, required), `pattern` (string, required), `labels` (object), `lines` (object or null), `max_results` (integer), `mode` (object)"
+        "invalid arguments for `find_lines`: `mode`: unknown value `fuzzy`, expected `literal` or `ignore_case`; valid fields are `paths` (array, required), `pattern` (string, required), `labels` (object), `lines` (object or null), `max_results` (integer), `mode` (object)"
     );
 }
 
@@ -244,8 +244,8 @@ async fn a_session_without_a_declared_capability_does_not_get_the_tool() {
 #[tokio::test]
 async fn annotated_functions_stay_callable_directly() {
     let (_, chat, context) = workspace().await;
-    let ctx = Ctx::<files::ReadFileCaps>::new(&context).unwrap();
-    let text = files::read_file(ctx, "notes.txt".into(), 3, Some(1))
+    let ctx = Ctx::<files::ReadLinesCaps>::new(&context).unwrap();
+    let text = files::read_lines(ctx, "notes.txt".into(), 3, Some(1))
         .await
         .unwrap();
     assert_eq!(text, "gamma");
@@ -264,7 +264,7 @@ async fn annotated_functions_stay_callable_directly() {
     assert_eq!(misc::ping().await, "pong");
     let sum = misc::add(misc::AddArgs { a: 2, b: 3 }).await.unwrap();
     assert_eq!(sum, "5");
-    let found = search::search(
+    let found = search::find_lines(
         &*Arc::new(MemorySandbox::new()),
         "x".into(),
         Vec::new(),

@@ -7,21 +7,28 @@ use cy_tools_tests::misc;
 const OURS: [&str; 8] = [
     "add_numbers",
     "count_chars",
+    "find_lines",
     "notify",
     "ping",
-    "read_file",
-    "search",
+    "read_lines",
+    "save_text",
     "wait_for_cancel",
-    "write_file",
 ];
 
 #[test]
-fn application_tools_are_linked() {
+fn application_tools_are_linked_beside_the_built_ins() {
     let registry = ToolRegistry::linked().expect("no duplicate or invalid names");
     let names = registry.names();
     for name in OURS {
         assert!(names.contains(&name), "`{name}` missing from {names:?}");
     }
+    // `read_file` is a built-in (this crate's file tools are named otherwise), linked through
+    // `use cy_tools_builtin as _`.
+    assert!(
+        names.contains(&"read_file"),
+        "built-ins missing from {names:?}"
+    );
+    assert!(registry.len() > OURS.len());
 }
 
 #[test]

@@ -17,18 +17,18 @@ fn shown(tool: &dyn DynTool) -> Value {
 }
 
 #[test]
-fn read_file() {
-    insta::assert_json_snapshot!("read_file", shown(&files::READ_FILE));
+fn read_lines() {
+    insta::assert_json_snapshot!("read_lines", shown(&files::READ_LINES));
 }
 
 #[test]
-fn write_file() {
-    insta::assert_json_snapshot!("write_file", shown(&files::WRITE_FILE));
+fn save_text() {
+    insta::assert_json_snapshot!("save_text", shown(&files::SAVE_TEXT));
 }
 
 #[test]
-fn search() {
-    insta::assert_json_snapshot!("search", shown(&search::SEARCH));
+fn find_lines() {
+    insta::assert_json_snapshot!("find_lines", shown(&search::FIND_LINES));
 }
 
 #[test]
