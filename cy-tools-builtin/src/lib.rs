@@ -28,6 +28,6 @@ pub mod executor;
 
 pub use control_server::{ControlServer, ControlServerConfig};
 pub use executor::{LocalExecutor, RemoteExecutor, RunLimits};
-pub mod mcp;
 #[doc(hidden)]
 pub mod cli;
+pub mod mcp;
