@@ -12,10 +12,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use cy_tools::{bind_tool, CancellationToken, SessionIdentity, ToolCall, ToolContext};
-use cy_tools_builtin::tools::{read_file::READ_FILE, search_text::SEARCH_TEXT};
+use criterion::{Criterion, criterion_group, criterion_main};
+use cy_tools::{CancellationToken, SessionIdentity, ToolCall, ToolContext, bind_tool};
 use cy_tools_builtin::LocalSandbox;
+use cy_tools_builtin::tools::{read_file::READ_FILE, search_text::SEARCH_TEXT};
 use serde_json::json;
 
 fn write_lines(path: &Path, bytes: u64) {
@@ -23,7 +23,8 @@ fn write_lines(path: &Path, bytes: u64) {
     let mut written = 0u64;
     let mut i = 0u64;
     while written < bytes {
-        let line = format!("{i:08} the quick brown fox jumps over the lazy dog, line of a large log\n");
+        let line =
+            format!("{i:08} the quick brown fox jumps over the lazy dog, line of a large log\n");
         out.write_all(line.as_bytes()).unwrap();
         written += line.len() as u64;
         i += 1;
@@ -32,13 +33,20 @@ fn write_lines(path: &Path, bytes: u64) {
 
 fn read_first_lines(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let env = LocalSandbox::new(dir.path()).unwrap().env();
     let ctx = ToolContext::new(SessionIdentity::root("bench", "bench")).with_env(Arc::new(env));
     let tool = bind_tool(&READ_FILE, ctx).unwrap();
     let cancel = CancellationToken::new();
     let mut group = c.benchmark_group("read_100_lines");
-    for (label, size) in [("1MB", 1u64 << 20), ("10MB", 10 << 20), ("100MB", 100 << 20)] {
+    for (label, size) in [
+        ("1MB", 1u64 << 20),
+        ("10MB", 10 << 20),
+        ("100MB", 100 << 20),
+    ] {
         let name = format!("{label}.log");
         let path = dir.path().join(&name);
         write_lines(&path, size);
@@ -79,16 +87,27 @@ fn search_tree(c: &mut Criterion) {
             std::fs::write(sub.join(format!("file{f:02}.rs")), text).unwrap();
         }
     }
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let env = LocalSandbox::new(&root).unwrap().env();
     let ctx = ToolContext::new(SessionIdentity::root("bench", "bench")).with_env(Arc::new(env));
     let tool = bind_tool(&SEARCH_TEXT, ctx).unwrap();
     let cancel = CancellationToken::new();
     let args = json!({"pattern": "NEEDLE_MARK", "max_results": 1000});
     let ours = runtime.block_on(tool.execute(ToolCall::new("c", args.clone()), &cancel));
-    let grep = Command::new("grep").args(["-rn", "NEEDLE_MARK"]).arg(&root).output().unwrap();
+    let grep = Command::new("grep")
+        .args(["-rn", "NEEDLE_MARK"])
+        .arg(&root)
+        .output()
+        .unwrap();
     let grep_count = String::from_utf8_lossy(&grep.stdout).lines().count();
-    assert_eq!(ours.text_content().lines().count(), grep_count, "both must find the same lines");
+    assert_eq!(
+        ours.text_content().lines().count(),
+        grep_count,
+        "both must find the same lines"
+    );
     assert!(grep_count > 10);
     let mut group = c.benchmark_group("search_2000_files");
     group.sample_size(20);
@@ -104,7 +123,9 @@ fn search_tree(c: &mut Criterion) {
         })
     });
     group.bench_function("search_text", |b| {
-        b.iter(|| black_box(runtime.block_on(tool.execute(ToolCall::new("c", args.clone()), &cancel))))
+        b.iter(|| {
+            black_box(runtime.block_on(tool.execute(ToolCall::new("c", args.clone()), &cancel)))
+        })
     });
     group.finish();
 }

@@ -17,8 +17,15 @@ fn every_linked_tool_conforms_in_every_dialect() {
             .origin(name)
             .is_some_and(|o| o.starts_with("cy_tools_builtin::"))
     };
-    let builtin = registry.names().into_iter().filter(|n| is_builtin(n)).count();
-    assert!(builtin >= 8, "the built-ins are not linked ({builtin} found)");
+    let builtin = registry
+        .names()
+        .into_iter()
+        .filter(|n| is_builtin(n))
+        .count();
+    assert!(
+        builtin >= 8,
+        "the built-ins are not linked ({builtin} found)"
+    );
     let mut checked = 0;
     let mut refused = Vec::new();
     for (name, def) in registry.definitions() {
@@ -36,13 +43,19 @@ fn every_linked_tool_conforms_in_every_dialect() {
                 Err(err) => {
                     assert_eq!(err.tool, name);
                     assert!(!err.field.is_empty() && !err.rule.is_empty(), "{err}");
-                    assert!(!is_builtin(name), "built-in `{name}` cannot be declared: {err}");
+                    assert!(
+                        !is_builtin(name),
+                        "built-in `{name}` cannot be declared: {err}"
+                    );
                     refused.push(err.to_string());
                 }
             }
         }
     }
-    assert!(checked >= registry.len() * 5, "only {checked} declarations checked");
+    assert!(
+        checked >= registry.len() * 5,
+        "only {checked} declarations checked"
+    );
     for line in &refused {
         println!("refused: {line}");
     }
@@ -64,16 +77,35 @@ fn the_checker_catches_broken_declarations() {
         "(root).a: keyword `minLength` is not supported in strict mode",
         "(root).b: `$ref` has sibling keywords",
     ] {
-        assert!(v.iter().any(|l| l == expected), "missing `{expected}` in {v:#?}");
+        assert!(
+            v.iter().any(|l| l == expected),
+            "missing `{expected}` in {v:#?}"
+        );
     }
     let gemini = json!({"name": "g", "description": "x", "parameters": {"type": "object",
         "properties": {"a": {"type": ["string", "null"]}, "b": {"$ref": "#/$defs/B"}, "c": {"const": 1}},
         "additionalProperties": false}});
     let v = conformance::check(Dialect::Gemini, &gemini);
-    assert!(v.iter().any(|l| l == "(root): keyword `additionalProperties` is outside the OpenAPI subset"), "{v:#?}");
-    assert!(v.iter().any(|l| l.starts_with("(root).a: type must be one of")), "{v:#?}");
-    assert!(v.iter().any(|l| l == "(root).b: keyword `$ref` is outside the OpenAPI subset"), "{v:#?}");
-    assert!(v.iter().any(|l| l == "(root).c: keyword `const` is outside the OpenAPI subset"), "{v:#?}");
+    assert!(
+        v.iter()
+            .any(|l| l == "(root): keyword `additionalProperties` is outside the OpenAPI subset"),
+        "{v:#?}"
+    );
+    assert!(
+        v.iter()
+            .any(|l| l.starts_with("(root).a: type must be one of")),
+        "{v:#?}"
+    );
+    assert!(
+        v.iter()
+            .any(|l| l == "(root).b: keyword `$ref` is outside the OpenAPI subset"),
+        "{v:#?}"
+    );
+    assert!(
+        v.iter()
+            .any(|l| l == "(root).c: keyword `const` is outside the OpenAPI subset"),
+        "{v:#?}"
+    );
     let anthropic = json!({"name": "a", "description": "x", "strict": true, "input_schema": {"type": "object",
         "properties": {"n": {"type": "integer", "maximum": 3}, "l": {"type": "array", "minItems": 2}}}});
     let v = conformance::check(Dialect::AnthropicStrict, &anthropic);
@@ -87,9 +119,19 @@ fn the_checker_catches_broken_declarations() {
     );
     let mcp = json!({"name": "m", "description": "", "inputSchema": {"type": "string"}, "annotations": {"readOnlyHint": "yes"}});
     let v = conformance::check(Dialect::Mcp, &mcp);
-    assert!(v.contains(&"description: missing or empty".to_string()), "{v:#?}");
-    assert!(v.contains(&"annotations: `readOnlyHint` must be a boolean".to_string()), "{v:#?}");
-    assert!(v.iter().any(|l| l.starts_with("(root): type must be \"object\"")), "{v:#?}");
+    assert!(
+        v.contains(&"description: missing or empty".to_string()),
+        "{v:#?}"
+    );
+    assert!(
+        v.contains(&"annotations: `readOnlyHint` must be a boolean".to_string()),
+        "{v:#?}"
+    );
+    assert!(
+        v.iter()
+            .any(|l| l.starts_with("(root): type must be \"object\"")),
+        "{v:#?}"
+    );
 }
 
 #[test]

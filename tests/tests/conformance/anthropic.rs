@@ -5,7 +5,12 @@ use serde_json::Value;
 use super::{check_name_and_description, check_root_object, declares_object, subschemas};
 
 const STRICT_BANNED: &[&str] = &[
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
     "maxLength",
 ];
 
@@ -22,14 +27,20 @@ pub fn check(decl: &Value, strict: bool) -> Vec<String> {
     }
     for (path, _, node) in subschemas(schema) {
         if node.contains_key("$ref") || node.contains_key("$defs") {
-            out.push(format!("{path}: `$ref`/`$defs` (and recursion) are not allowed in strict mode"));
+            out.push(format!(
+                "{path}: `$ref`/`$defs` (and recursion) are not allowed in strict mode"
+            ));
         }
         for key in STRICT_BANNED {
             if node.contains_key(*key) {
                 out.push(format!("{path}: `{key}` is not allowed in strict mode"));
             }
         }
-        if node.get("minItems").and_then(Value::as_u64).is_some_and(|n| n > 1) {
+        if node
+            .get("minItems")
+            .and_then(Value::as_u64)
+            .is_some_and(|n| n > 1)
+        {
             out.push(format!("{path}: `minItems` may only be 0 or 1"));
         }
         if let Some(Value::Array(values)) = node.get("enum") {
@@ -38,7 +49,9 @@ pub fn check(decl: &Value, strict: bool) -> Vec<String> {
             }
         }
         if declares_object(node) && node.get("additionalProperties") != Some(&Value::Bool(false)) {
-            out.push(format!("{path}: objects need `additionalProperties: false`"));
+            out.push(format!(
+                "{path}: objects need `additionalProperties: false`"
+            ));
         }
     }
     out

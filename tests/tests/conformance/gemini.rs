@@ -5,9 +5,27 @@ use serde_json::Value;
 use super::{check_name_and_description, check_root_object, subschemas};
 
 const KEYWORDS: &[&str] = &[
-    "type", "format", "title", "description", "nullable", "enum", "items", "minItems",
-    "maxItems", "properties", "required", "minProperties", "maxProperties", "minLength",
-    "maxLength", "pattern", "minimum", "maximum", "example", "default", "anyOf",
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "items",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "minimum",
+    "maximum",
+    "example",
+    "default",
+    "anyOf",
     "propertyOrdering",
 ];
 const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "object"];
@@ -23,16 +41,23 @@ pub fn check(decl: &Value) -> Vec<String> {
     for (path, _, node) in subschemas(params) {
         for key in node.keys() {
             if !KEYWORDS.contains(&key.as_str()) {
-                out.push(format!("{path}: keyword `{key}` is outside the OpenAPI subset"));
+                out.push(format!(
+                    "{path}: keyword `{key}` is outside the OpenAPI subset"
+                ));
             }
         }
         match node.get("type") {
             None => {}
             Some(Value::String(t)) if TYPES.contains(&t.as_str()) => {}
-            Some(other) => out.push(format!("{path}: type must be one of {TYPES:?}, got {other}")),
+            Some(other) => out.push(format!(
+                "{path}: type must be one of {TYPES:?}, got {other}"
+            )),
         }
         if node.get("type") == Some(&Value::String("object".into()))
-            && node.get("properties").and_then(Value::as_object).is_none_or(|p| p.is_empty())
+            && node
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_none_or(|p| p.is_empty())
         {
             out.push(format!("{path}: an object needs properties"));
         }
@@ -49,7 +74,9 @@ pub fn check_json_schema(decl: &Value) -> Vec<String> {
     let mut out = Vec::new();
     check_name_and_description(decl, &mut out);
     if decl.get("parameters").is_some() {
-        out.push("envelope: `parameters` and `parametersJsonSchema` are mutually exclusive".to_string());
+        out.push(
+            "envelope: `parameters` and `parametersJsonSchema` are mutually exclusive".to_string(),
+        );
     }
     check_root_object(&decl["parametersJsonSchema"], &mut out);
     out

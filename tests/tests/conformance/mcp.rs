@@ -13,7 +13,12 @@ pub fn check(decl: &Value) -> Vec<String> {
         out.push("inputSchema: `properties` is missing".to_string());
     }
     let annotations = &decl["annotations"];
-    for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
+    for hint in [
+        "readOnlyHint",
+        "destructiveHint",
+        "idempotentHint",
+        "openWorldHint",
+    ] {
         if !annotations[hint].is_boolean() {
             out.push(format!("annotations: `{hint}` must be a boolean"));
         }

@@ -30,16 +30,23 @@ pub fn valid_name(name: &Value) -> bool {
     name.as_str().is_some_and(|n| {
         !n.is_empty()
             && n.len() <= 64
-            && n.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
     })
 }
 
 /// Checks shared by every envelope: a valid name and a non-empty description.
 pub fn check_name_and_description(decl: &Value, out: &mut Vec<String>) {
     if !valid_name(&decl["name"]) {
-        out.push(format!("name: `{}` is not ^[a-zA-Z0-9_-]{{1,64}}$", decl["name"]));
+        out.push(format!(
+            "name: `{}` is not ^[a-zA-Z0-9_-]{{1,64}}$",
+            decl["name"]
+        ));
     }
-    if !decl["description"].as_str().is_some_and(|d| !d.trim().is_empty()) {
+    if !decl["description"]
+        .as_str()
+        .is_some_and(|d| !d.trim().is_empty())
+    {
         out.push("description: missing or empty".to_string());
     }
 }
@@ -113,7 +120,12 @@ pub fn required_names(node: &serde_json::Map<String, Value>) -> Vec<String> {
     let mut names: Vec<String> = node
         .get("required")
         .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).map(String::from).collect())
+        .map(|r| {
+            r.iter()
+                .filter_map(Value::as_str)
+                .map(String::from)
+                .collect()
+        })
         .unwrap_or_default();
     names.sort();
     names
@@ -122,7 +134,10 @@ pub fn required_names(node: &serde_json::Map<String, Value>) -> Vec<String> {
 /// The root of a parameter schema must be `"type": "object"` (not a union).
 pub fn check_root_object(schema: &Value, out: &mut Vec<String>) {
     if schema.get("type") != Some(&Value::String("object".into())) {
-        out.push(format!("(root): type must be \"object\", got {}", schema.get("type").unwrap_or(&Value::Null)));
+        out.push(format!(
+            "(root): type must be \"object\", got {}",
+            schema.get("type").unwrap_or(&Value::Null)
+        ));
     }
     for banned in ["anyOf", "oneOf", "allOf"] {
         if schema.get(banned).is_some() {

@@ -2,15 +2,43 @@
 
 use serde_json::Value;
 
-use super::{check_name_and_description, check_root_object, declares_object, property_names, required_names, subschemas};
+use super::{
+    check_name_and_description, check_root_object, declares_object, property_names, required_names,
+    subschemas,
+};
 
 const SUPPORTED: &[&str] = &[
-    "type", "properties", "required", "additionalProperties", "items", "enum", "anyOf", "$defs",
-    "$ref", "description", "title", "pattern", "format", "multipleOf", "minimum", "maximum",
-    "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "anyOf",
+    "$defs",
+    "$ref",
+    "description",
+    "title",
+    "pattern",
+    "format",
+    "multipleOf",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minItems",
+    "maxItems",
 ];
 const FORMATS: &[&str] = &[
-    "date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid",
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
 ];
 
 pub fn check(decl: &Value, strict: bool) -> Vec<String> {
@@ -33,7 +61,9 @@ pub fn check(decl: &Value, strict: bool) -> Vec<String> {
         }
         for key in node.keys() {
             if !SUPPORTED.contains(&key.as_str()) {
-                out.push(format!("{path}: keyword `{key}` is not supported in strict mode"));
+                out.push(format!(
+                    "{path}: keyword `{key}` is not supported in strict mode"
+                ));
             }
         }
         if let Some(Value::String(f)) = node.get("format") {
@@ -44,12 +74,18 @@ pub fn check(decl: &Value, strict: bool) -> Vec<String> {
         if depth > 10 {
             out.push(format!("{path}: nested deeper than 10 levels"));
         }
-        if node.get("enum").and_then(Value::as_array).is_some_and(|e| e.len() > 1000) {
+        if node
+            .get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| e.len() > 1000)
+        {
             out.push(format!("{path}: more than 1000 enum values"));
         }
         if declares_object(node) {
             if node.get("additionalProperties") != Some(&Value::Bool(false)) {
-                out.push(format!("{path}: objects need `additionalProperties: false`"));
+                out.push(format!(
+                    "{path}: objects need `additionalProperties: false`"
+                ));
             }
             let props = property_names(node);
             total_properties += props.len();
