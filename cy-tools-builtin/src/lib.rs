@@ -31,3 +31,8 @@ pub use executor::{LocalExecutor, RemoteExecutor, RunLimits};
 #[doc(hidden)]
 pub mod cli;
 pub mod mcp;
+pub mod session;
+pub mod store;
+
+pub use session::{LocalSessionFactory, Session, SubagentRunner};
+pub use store::SqliteStore;

@@ -163,3 +163,8 @@ pub mod __private {
     impl Grants<cap::Coordinator> for AllCapabilities {}
     impl Grants<cap::Chat> for AllCapabilities {}
 }
+
+// Sessions (issue 7): the spec a session is rebuilt from, and the services around it.
+mod spec;
+pub use services::{ChildOutcome, execute_recorded};
+pub use spec::{ExecutorSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile};

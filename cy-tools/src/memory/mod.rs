@@ -7,8 +7,10 @@ mod chat;
 mod coordinator;
 mod log;
 mod sandbox;
+mod specs;
 
 pub use chat::MemoryChat;
 pub use coordinator::MemoryCoordinator;
 pub use log::MemoryLog;
 pub use sandbox::MemorySandbox;
+pub use specs::MemorySpecs;

@@ -18,10 +18,10 @@ pub use chat::{Chat, ChatMessage};
 pub use coordinator::Coordinator;
 pub use error::{ServiceError, ServiceErrorKind};
 pub use executor::{CodeExecutor, CodeOptions, ShellResult};
-pub use factory::{ChildRequest, ChildSession, SessionFactory};
+pub use factory::{ChildOutcome, ChildRequest, ChildSession, SessionFactory};
 pub use fs_types::{
     DirEntryInfo, EntryKind, SearchMatch, SearchOptions, SearchResult, WalkOptions, WalkResult,
 };
-pub use log::{ExecutionLog, LogEntry};
+pub use log::{ExecutionLog, LogEntry, execute_recorded};
 pub use process::{ProcessInfo, ProcessOutput, ProcessTable};
 pub use sandbox::{ExecOptions, Sandbox};

@@ -1,0 +1,599 @@
+//! `LocalSessionFactory`: sessions from specs and the host's infrastructure.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cy_tools::memory::MemoryCoordinator;
+use cy_tools::{
+    AgentTool, CancellationToken, Capability, Chat, ChildOutcome, ChildRequest, CodeExecutor,
+    Coordinator, ExecutionLog, ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec,
+    SpecStore, SubagentProfile, ToolContext, ToolRegistry, Toolset,
+};
+
+use super::children::ChildFactory;
+use super::compose::{self, is_delegation};
+use super::{KeyedLog, LocalChat, Session, SubagentRun, SubagentRunner};
+use crate::executor::{LocalExecutor, RemoteExecutor};
+use crate::store::SqliteStore;
+use crate::tools::{delegate, workflow};
+use crate::{ExecLimits, LocalSandbox};
+
+type Secrets = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// Builds sessions from [`SessionSpec`]s with the host's infrastructure: the tool registry,
+/// the store of specs and calls, the coordinator, the chat and (optionally) the application's
+/// agent loop for subagents.
+///
+/// * [`create`](Self::create) stores a new root session's spec and builds it;
+/// * [`resume`](Self::resume) rebuilds a stored session, in this process or any other that has
+///   the same registry: same tool names, same schemas, same order, same workspace, and its log
+///   goes on where it stopped;
+/// * [`spawn_child`](Self::spawn_child) makes a narrower child of a session from one of its
+///   subagent profiles.
+///
+/// Each session's context gets: its workspace (`env`), an executor from the spec, its
+/// identity, a [`KeyedLog`] (`store`), the coordinator, the chat when the spec asks for one
+/// and the session is a root, and a factory for children when it may start subagents.
+///
+/// ```
+/// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
+/// use cy_tools::{CancellationToken, SessionSpec, ToolCall};
+/// use cy_tools_builtin::session::LocalSessionFactory;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let factory = LocalSessionFactory::embedded(dir.path().join("state")).unwrap();
+/// let spec = SessionSpec::root("s-1", "acme", dir.path().join("w").to_str().unwrap())
+///     .with_tools(["write_file", "read_file"]);
+/// let session = factory.create(spec).await.unwrap();
+/// assert_eq!(session.tools().names(), ["execute_code", "write_file", "read_file"]);
+/// let call = ToolCall::new("c1", serde_json::json!({"path": "a.txt", "content": "hi"}));
+/// assert!(!session.execute("write_file", call, &CancellationToken::new()).await.is_error);
+///
+/// let again = factory.resume("s-1").await.unwrap();
+/// assert_eq!(again.entries().await.unwrap().len(), 1);
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct LocalSessionFactory {
+    host: Arc<Host>,
+}
+
+#[derive(Clone)]
+struct Host {
+    registry: Arc<ToolRegistry>,
+    specs: Arc<dyn SpecStore>,
+    log: Arc<dyn ExecutionLog>,
+    coordinator: Arc<dyn Coordinator>,
+    chat: Arc<dyn Chat>,
+    runner: Option<Arc<dyn SubagentRunner>>,
+    secrets: Secrets,
+    base_dir: Option<PathBuf>,
+    exec_limits: ExecLimits,
+}
+
+impl LocalSessionFactory {
+    /// A factory over `registry`, keeping specs in `specs` and calls in `log`, with an
+    /// in-process coordinator, an in-memory [`LocalChat`], no subagent runner, and tokens read
+    /// from the process environment.
+    pub fn new(
+        registry: Arc<ToolRegistry>,
+        specs: Arc<dyn SpecStore>,
+        log: Arc<dyn ExecutionLog>,
+    ) -> Self {
+        LocalSessionFactory {
+            host: Arc::new(Host {
+                registry,
+                specs,
+                log,
+                coordinator: Arc::new(MemoryCoordinator::new()),
+                chat: Arc::new(LocalChat::in_memory()),
+                runner: None,
+                secrets: Arc::new(|name| std::env::var(name).ok()),
+                base_dir: None,
+                exec_limits: ExecLimits::default(),
+            }),
+        }
+    }
+
+    /// A factory over one SQLite store (specs and calls).
+    pub fn with_sqlite(registry: Arc<ToolRegistry>, store: SqliteStore) -> Self {
+        let store = Arc::new(store);
+        LocalSessionFactory::new(registry, store.clone(), store)
+    }
+
+    /// The embedded default: every tool linked into the binary, `state_dir/sessions.db` for
+    /// specs and calls and `state_dir/chat.jsonl` for the chat.
+    ///
+    /// # Errors
+    /// The folder, the database or the chat file cannot be opened, or two linked tools share a
+    /// name.
+    pub fn embedded(state_dir: impl AsRef<Path>) -> Result<Self, ServiceError> {
+        let dir = state_dir.as_ref();
+        std::fs::create_dir_all(dir).map_err(|err| {
+            ServiceError::new(
+                ServiceErrorKind::Other,
+                format!("cannot create the state folder `{}`: {err}", dir.display()),
+            )
+        })?;
+        let registry = ToolRegistry::linked()
+            .map_err(|err| ServiceError::new(ServiceErrorKind::Other, err.to_string()))?;
+        let store = SqliteStore::open(dir.join("sessions.db"))?;
+        let chat = LocalChat::open(dir.join("chat.jsonl"))?;
+        Ok(LocalSessionFactory::with_sqlite(Arc::new(registry), store).with_chat(Arc::new(chat)))
+    }
+
+    fn host_mut(&mut self) -> &mut Host {
+        Arc::make_mut(&mut self.host)
+    }
+
+    /// The same factory with another coordinator.
+    #[must_use]
+    pub fn with_coordinator(mut self, coordinator: Arc<dyn Coordinator>) -> Self {
+        self.host_mut().coordinator = coordinator;
+        self
+    }
+
+    /// The same factory with another chat, bound to root sessions whose spec asks for one.
+    #[must_use]
+    pub fn with_chat(mut self, chat: Arc<dyn Chat>) -> Self {
+        self.host_mut().chat = chat;
+        self
+    }
+
+    /// The same factory with the application's agent loop, so `delegate` and `workflow` can
+    /// run subagents. Without one, sessions that declare subagents get inert delegation tools
+    /// that tell the model delegation is unavailable.
+    #[must_use]
+    pub fn with_runner(mut self, runner: Arc<dyn SubagentRunner>) -> Self {
+        self.host_mut().runner = Some(runner);
+        self
+    }
+
+    /// The same factory reading remote-executor tokens with `secrets` (given the variable name
+    /// the spec holds) instead of from the process environment.
+    #[must_use]
+    pub fn with_secrets(
+        mut self,
+        secrets: impl Fn(&str) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.host_mut().secrets = Arc::new(secrets);
+        self
+    }
+
+    /// The same factory resolving relative workspace folders against `dir` (by default, the
+    /// current folder).
+    #[must_use]
+    pub fn with_base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.host_mut().base_dir = Some(dir.into());
+        self
+    }
+
+    /// The same factory with other command limits for the sessions' workspaces.
+    #[must_use]
+    pub fn with_exec_limits(mut self, limits: ExecLimits) -> Self {
+        self.host_mut().exec_limits = limits;
+        self
+    }
+
+    /// The registry tools are resolved in.
+    pub fn registry(&self) -> &ToolRegistry {
+        &self.host.registry
+    }
+
+    /// The execution log of every session (unkeyed).
+    pub fn log(&self) -> &Arc<dyn ExecutionLog> {
+        &self.host.log
+    }
+
+    /// The store of specs.
+    pub fn specs(&self) -> &Arc<dyn SpecStore> {
+        &self.host.specs
+    }
+
+    /// Creates a root session: checks the spec, stores it (a relative workspace is stored
+    /// resolved, so any process finds the same folder) and builds it.
+    ///
+    /// # Errors
+    /// [`InvalidInput`](ServiceErrorKind::InvalidInput) for a malformed spec (naming the field
+    /// and the fix), a child spec (children are made with [`spawn_child`](Self::spawn_child)),
+    /// or an id already stored; the workspace, executor or store failing.
+    pub async fn create(&self, mut spec: SessionSpec) -> Result<Session, ServiceError> {
+        check_spec(&spec)?;
+        if !spec.identity.lineage.is_empty() {
+            return Err(invalid(format!(
+                "spec `{}` is a child's (its lineage is not empty); create the root and start children from it with `spawn_child`, or resume the child by id",
+                spec.id()
+            )));
+        }
+        let root = self.workspace_path(&spec.workspace);
+        spec.workspace = root.to_string_lossy().into_owned();
+        let env = self.open_workspace(&root)?;
+        self.host.specs.insert_spec(&spec).await?;
+        self.build(Arc::new(spec), env, None)
+    }
+
+    /// Rebuilds the stored session `session_id`: the same toolset from the stored spec, its
+    /// workspace as it was left, its log continued.
+    ///
+    /// # Errors
+    /// [`NotFound`](ServiceErrorKind::NotFound) when no such session is stored; the workspace,
+    /// executor or store failing.
+    pub async fn resume(&self, session_id: &str) -> Result<Session, ServiceError> {
+        let spec = self.host.specs.load_spec(session_id).await?.ok_or_else(|| {
+            ServiceError::new(
+                ServiceErrorKind::NotFound,
+                format!(
+                    "no session `{session_id}` in the store; check the id, or create the session first"
+                ),
+            )
+        })?;
+        let env = self.open_workspace(Path::new(&spec.workspace))?;
+        self.build(Arc::new(spec), env, None)
+    }
+
+    /// Makes a child of `parent` from its subagent profile `request.profile`.
+    ///
+    /// # Errors
+    /// See [`cy_tools::SessionFactory::spawn_child`].
+    pub async fn spawn_child(
+        &self,
+        parent: &Session,
+        request: ChildRequest,
+    ) -> Result<Session, ServiceError> {
+        self.spawn_child_of(&parent.spec, &parent.env, request)
+            .await
+    }
+
+    pub(super) async fn spawn_child_of(
+        &self,
+        parent: &SessionSpec,
+        parent_env: &Arc<dyn Sandbox>,
+        request: ChildRequest,
+    ) -> Result<Session, ServiceError> {
+        let profile = child_profile(parent, &request.profile)?;
+        let existing = self.host.specs.children(parent.id()).await?.len();
+        for n in existing + 1..existing + 65 {
+            let id = format!("{}.{}-{n}", parent.id(), profile.name);
+            let folder = request
+                .workspace
+                .clone()
+                .unwrap_or_else(|| format!("subagents/{}-{n}", profile.name));
+            // Scoping through the parent's view refuses a folder outside it, and creates it.
+            let env = parent_env.scoped(&folder)?;
+            let host_path = parent_env.resolve_path(&folder)?;
+            let spec = child_spec(parent, profile, id, &host_path);
+            match self.host.specs.insert_spec(&spec).await {
+                Ok(()) => return self.build(Arc::new(spec), env, request.parent_call),
+                // Another child took this number meanwhile: take the next.
+                Err(err) if err.kind() == ServiceErrorKind::InvalidInput => {}
+                Err(err) => return Err(err),
+            }
+        }
+        Err(ServiceError::new(
+            ServiceErrorKind::Other,
+            format!(
+                "could not find a free id for a child of `{}`; try again",
+                parent.id()
+            ),
+        ))
+    }
+
+    pub(super) async fn run_child_of(
+        &self,
+        parent: &SessionSpec,
+        parent_env: &Arc<dyn Sandbox>,
+        request: ChildRequest,
+        task: &str,
+        cancel: &CancellationToken,
+    ) -> Result<ChildOutcome, ServiceError> {
+        let Some(runner) = self.host.runner.clone() else {
+            return Err(ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                delegate::UNAVAILABLE,
+            ));
+        };
+        let profile = child_profile(parent, &request.profile)?.clone();
+        let child = self.spawn_child_of(parent, parent_env, request).await?;
+        let limit = Duration::from_millis(profile.limits.timeout_ms);
+        let child_cancel = cancel.child_token();
+        let _stop = child_cancel.clone().drop_guard();
+        let run = runner.run(SubagentRun {
+            session: &child,
+            profile: &profile,
+            task,
+            cancel: &child_cancel,
+        });
+        match tokio::time::timeout(limit, run).await {
+            Ok(Ok(answer)) => Ok(ChildOutcome {
+                session_id: child.id().to_string(),
+                answer,
+            }),
+            Ok(Err(err)) => Err(ServiceError::new(
+                err.kind(),
+                format!(
+                    "subagent `{}` (session `{}`) failed: {err}",
+                    profile.name,
+                    child.id()
+                ),
+            )),
+            Err(_) => Err(ServiceError::new(
+                ServiceErrorKind::TimedOut,
+                format!(
+                    "subagent `{}` (session `{}`) did not finish within {} ms and was stopped; give it a smaller task, or split the work",
+                    profile.name,
+                    child.id(),
+                    profile.limits.timeout_ms
+                ),
+            )),
+        }
+    }
+
+    fn workspace_path(&self, workspace: &str) -> PathBuf {
+        let path = Path::new(workspace);
+        match (&self.host.base_dir, path.is_absolute()) {
+            (Some(base), false) => base.join(path),
+            (None, false) => std::env::current_dir()
+                .map(|cwd| cwd.join(path))
+                .unwrap_or_else(|_| path.to_path_buf()),
+            (_, true) => path.to_path_buf(),
+        }
+    }
+
+    fn open_workspace(&self, path: &Path) -> Result<Arc<dyn Sandbox>, ServiceError> {
+        let sandbox = LocalSandbox::new(path).map_err(|err| {
+            ServiceError::new(
+                ServiceErrorKind::Other,
+                format!(
+                    "cannot open the workspace folder `{}`: {err}; check that it can be created and written",
+                    path.display()
+                ),
+            )
+        })?;
+        Ok(Arc::new(
+            sandbox.with_limits(self.host.exec_limits.clone()).env(),
+        ))
+    }
+
+    fn executor(
+        &self,
+        spec: &SessionSpec,
+        env: &Arc<dyn Sandbox>,
+    ) -> Result<Arc<dyn CodeExecutor>, ServiceError> {
+        Ok(match &spec.executor {
+            ExecutorSpec::Local { command } => {
+                Arc::new(LocalExecutor::new(Arc::clone(env)).with_command(command.clone())?)
+            }
+            ExecutorSpec::Remote { url, token_var } => {
+                let token = (self.host.secrets)(token_var).ok_or_else(|| {
+                    ServiceError::new(
+                        ServiceErrorKind::InvalidInput,
+                        format!(
+                            "session `{}` runs code on `{url}` with the token in `{token_var}`, which is not set; set that environment variable (or give the factory a secrets lookup)",
+                            spec.id()
+                        ),
+                    )
+                })?;
+                Arc::new(RemoteExecutor::new(url, spec.id(), token)?)
+            }
+        })
+    }
+
+    /// The context of `spec` and its tools, in the seed's order.
+    fn build(
+        &self,
+        spec: Arc<SessionSpec>,
+        env: Arc<dyn Sandbox>,
+        parent_call: Option<String>,
+    ) -> Result<Session, ServiceError> {
+        let log: Arc<dyn ExecutionLog> =
+            Arc::new(KeyedLog::new(Arc::clone(&self.host.log), spec.id()));
+        let mut context = ToolContext::new(spec.identity.clone())
+            .with_env(Arc::clone(&env))
+            .with_executor(self.executor(&spec, &env)?)
+            .with_store(Arc::clone(&log))
+            .with_coordinator(Arc::clone(&self.host.coordinator));
+        // Only a root talks to people; subagents get no chat, hence no messaging tools.
+        if spec.chat && spec.identity.lineage.is_empty() {
+            context = context.with_chat(Arc::clone(&self.host.chat));
+        }
+        if spec.can_delegate() {
+            context = context.with_factory(Arc::new(ChildFactory {
+                factory: self.clone(),
+                parent: Arc::clone(&spec),
+                parent_env: Arc::clone(&env),
+            }));
+        }
+        let context = Arc::new(context);
+        let tools = self.bind(&spec, &context);
+        Ok(Session {
+            spec,
+            tools,
+            context,
+            env,
+            log,
+            parent_call,
+        })
+    }
+
+    fn bind(&self, spec: &SessionSpec, context: &Arc<ToolContext>) -> Toolset {
+        let chat_bound = context.provides().contains(Capability::Chat);
+        let names = compose::tool_names(spec, chat_bound);
+        let split = names
+            .iter()
+            .position(|n| is_delegation(n))
+            .unwrap_or(names.len());
+        let (own, delegation) = names.split_at(split);
+        let mut tools = self.host.registry.build_shared(own, Arc::clone(context));
+        if delegation.is_empty() {
+            return tools;
+        }
+        if self.host.runner.is_some() {
+            for tool in self
+                .host
+                .registry
+                .build_shared(delegation, Arc::clone(context))
+            {
+                tools.push(tool);
+            }
+        } else {
+            for definition in [
+                &delegate::DELEGATE_UNAVAILABLE as &'static dyn cy_tools::DynTool,
+                &workflow::WORKFLOW_UNAVAILABLE,
+            ] {
+                let name = Arc::<str>::from(definition.name());
+                match AgentTool::bind(name, definition, context) {
+                    Ok(tool) => tools.push(tool),
+                    Err(err) => tracing::warn!("inert `{}` left out: {err}", definition.name()),
+                }
+            }
+        }
+        tools
+    }
+}
+
+impl std::fmt::Debug for LocalSessionFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalSessionFactory")
+            .field("tools", &self.host.registry.len())
+            .field("runner", &self.host.runner.is_some())
+            .finish()
+    }
+}
+
+fn invalid(message: String) -> ServiceError {
+    ServiceError::new(ServiceErrorKind::InvalidInput, message)
+}
+
+/// The profile `name` of `parent`, if `parent` may start subagents at all.
+fn child_profile<'s>(
+    parent: &'s SessionSpec,
+    name: &str,
+) -> Result<&'s SubagentProfile, ServiceError> {
+    if parent.subagents.is_empty() {
+        return Err(invalid(format!(
+            "session `{}` declares no subagent profiles, so it cannot start subagents; do the task in this session",
+            parent.id()
+        )));
+    }
+    if parent.identity.depth >= parent.max_depth {
+        return Err(invalid(format!(
+            "session `{}` is at depth {}, the maximum; it cannot start subagents: do the task in this session",
+            parent.id(),
+            parent.identity.depth
+        )));
+    }
+    parent.subagent(name).ok_or_else(|| {
+        invalid(format!(
+            "no subagent profile `{name}`; valid profiles are {}",
+            listed(parent.subagents.iter().map(|p| p.name.as_str()))
+        ))
+    })
+}
+
+/// `` `a`, `b` ``.
+pub(crate) fn listed<'a>(names: impl Iterator<Item = &'a str>) -> String {
+    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The spec of a child of `parent` made from `profile`: the profile's tools and no others, no
+/// chat, the parent's executor and maximum depth, the tenant inherited and the lineage extended.
+/// It may start subagents only when the profile lets it delegate, and then only with the
+/// parent's profiles cut down to its own tools.
+fn child_spec(
+    parent: &SessionSpec,
+    profile: &SubagentProfile,
+    id: String,
+    workspace: &Path,
+) -> SessionSpec {
+    let allowed = &profile.tools;
+    let subagents = if allowed.iter().any(|t| is_delegation(t)) {
+        parent
+            .subagents
+            .iter()
+            .map(|p| SubagentProfile {
+                tools: p
+                    .tools
+                    .iter()
+                    .filter(|t| allowed.contains(t))
+                    .cloned()
+                    .collect(),
+                ..p.clone()
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    SessionSpec {
+        identity: parent.identity.child(id),
+        workspace: workspace.to_string_lossy().into_owned(),
+        tools: profile.tools.clone(),
+        executor: parent.executor.clone(),
+        chat: false,
+        subagents,
+        max_depth: parent.max_depth,
+    }
+}
+
+/// Checks what the rest of the code relies on, naming the field and the fix.
+fn check_spec(spec: &SessionSpec) -> Result<(), ServiceError> {
+    let id = spec.id();
+    let id_ok = id.len() <= 128
+        && id.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+    if !id_ok {
+        return Err(invalid(format!(
+            "`identity.session_id` `{id}` is not a valid session id: use 1 to 128 ASCII letters, digits, `-`, `_` or `.`, starting with a letter or digit"
+        )));
+    }
+    if spec.identity.tenant.trim().is_empty() {
+        return Err(invalid(format!(
+            "`identity.tenant` of session `{id}` is empty; name the tenant the session works for"
+        )));
+    }
+    if spec.identity.depth as usize != spec.identity.lineage.len() {
+        return Err(invalid(format!(
+            "`identity.depth` of session `{id}` is {} but its lineage has {} ancestors; they must agree",
+            spec.identity.depth,
+            spec.identity.lineage.len()
+        )));
+    }
+    if spec.workspace.trim().is_empty() {
+        return Err(invalid(format!(
+            "`workspace` of session `{id}` is empty; give the folder the session works in"
+        )));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    for profile in &spec.subagents {
+        let name = profile.name.as_str();
+        let name_ok = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'));
+        if !name_ok {
+            return Err(invalid(format!(
+                "subagent profile name `{name}` is not valid: use 1 to 64 ASCII letters, digits, `-` or `_`"
+            )));
+        }
+        if seen.contains(&name) {
+            return Err(invalid(format!(
+                "subagent profile `{name}` is declared twice in session `{id}`; give each profile its own name"
+            )));
+        }
+        if profile.limits.timeout_ms == 0 || profile.limits.max_turns == 0 {
+            return Err(invalid(format!(
+                "subagent profile `{name}` has a zero limit; `max_turns` and `timeout_ms` must be at least 1"
+            )));
+        }
+        seen.push(name);
+    }
+    Ok(())
+}

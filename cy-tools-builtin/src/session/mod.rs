@@ -1,0 +1,25 @@
+//! Sessions: built from a [`SessionSpec`](cy_tools::SessionSpec), recorded in a durable store,
+//! resumed by id in any process that has the registry, and narrowed for their children.
+//!
+//! * [`LocalSessionFactory`]: `create(spec)`, `resume(id)` and `spawn_child`, from the host's
+//!   infrastructure (registry, store, coordinator, chat, subagent runner).
+//! * [`Session`]: a bound toolset whose every call is recorded in the execution log.
+//! * [`SubagentRunner`]: the application's agent loop, which `delegate` and `workflow` run a
+//!   child's task with.
+//! * [`compose`]: which tools a spec gets, in the seed's order.
+//! * [`LocalChat`]: the default chat, in memory plus an append-only file.
+
+mod children;
+pub mod compose;
+mod factory;
+mod keyed_log;
+mod local_chat;
+mod runner;
+#[allow(clippy::module_inception)]
+mod session;
+
+pub use factory::LocalSessionFactory;
+pub use keyed_log::KeyedLog;
+pub use local_chat::LocalChat;
+pub use runner::{SubagentRun, SubagentRunner};
+pub use session::Session;

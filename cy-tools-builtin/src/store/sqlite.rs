@@ -1,0 +1,318 @@
+//! `SqliteStore`: session specs and the execution log in one SQLite database, in WAL mode.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use cy_tools::{
+    BoxFuture, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind, SessionSpec, SpecStore,
+    ToolResult,
+};
+use rusqlite::{Connection, OptionalExtension, params};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS sessions (
+    id         TEXT PRIMARY KEY NOT NULL,
+    tenant     TEXT NOT NULL,
+    parent     TEXT,
+    spec       TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_parent ON sessions(parent);
+CREATE TABLE IF NOT EXISTS calls (
+    seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id   TEXT NOT NULL,
+    call_id      TEXT NOT NULL,
+    parent_call  TEXT,
+    tool         TEXT NOT NULL,
+    arguments    TEXT NOT NULL,
+    result       TEXT NOT NULL,
+    is_error     INTEGER NOT NULL,
+    started_ms   INTEGER NOT NULL,
+    duration_us  INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS calls_session ON calls(session_id, seq);
+";
+
+/// Session specs and every recorded call, in one SQLite file.
+///
+/// The database runs in WAL mode with `synchronous = NORMAL`: each spec and each call is its
+/// own transaction, so a process killed at any point (even `kill -9` mid-write) leaves a
+/// database that opens with every committed row; only a power loss can drop the last few.
+/// Several processes may open the same file; writers wait for each other (up to 5 s).
+///
+/// The connection is used on Tokio's blocking pool, so the async methods never hold up the
+/// runtime.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use cy_tools::{SessionSpec, SpecStore};
+/// use cy_tools_builtin::store::SqliteStore;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let store = SqliteStore::open(dir.path().join("sessions.db")).unwrap();
+/// let spec = SessionSpec::root("s-1", "acme", "/tmp/w").with_tools(["read_file"]);
+/// store.insert_spec(&spec).await.unwrap();
+/// let again = SqliteStore::open(dir.path().join("sessions.db")).unwrap();
+/// assert_eq!(again.load_spec("s-1").await.unwrap(), Some(spec));
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct SqliteStore {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) the database at `path`.
+    ///
+    /// # Errors
+    /// The file cannot be opened or created, is not a database, or its schema cannot be set up.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, ServiceError> {
+        let path = path.as_ref().to_path_buf();
+        let fail = |err: rusqlite::Error| {
+            ServiceError::new(
+                ServiceErrorKind::Other,
+                format!(
+                    "cannot open the session store `{}`: {err}; check that the path is a writable SQLite file or a new file in a writable folder",
+                    path.display()
+                ),
+            )
+        };
+        let conn = Connection::open(&path).map_err(fail)?;
+        conn.busy_timeout(std::time::Duration::from_secs(5))
+            .map_err(fail)?;
+        // `journal_mode` answers with the mode in force, so it is read as a query.
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(fail)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            tracing::warn!(
+                path = %path.display(),
+                "the session store runs in `{mode}` journal mode, not WAL"
+            );
+        }
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+            .map_err(fail)?;
+        conn.execute_batch(SCHEMA).map_err(fail)?;
+        Ok(SqliteStore {
+            inner: Arc::new(Inner {
+                conn: Mutex::new(conn),
+                path,
+            }),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    /// Runs `work` on the connection, on the blocking pool.
+    async fn with_conn<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        work: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
+    ) -> Result<T, ServiceError> {
+        let inner = Arc::clone(&self.inner);
+        let joined = tokio::task::spawn_blocking(move || {
+            let conn = inner
+                .conn
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            work(&conn).map_err(|err| store_error(&inner.path, what, &err))
+        })
+        .await;
+        joined.unwrap_or_else(|err| {
+            Err(ServiceError::new(
+                ServiceErrorKind::Other,
+                format!("the session store failed while {what}: {err}"),
+            ))
+        })
+    }
+
+    /// Runs SQLite's own consistency check; `ok` when the file is sound.
+    ///
+    /// # Errors
+    /// The check cannot run.
+    pub async fn integrity_check(&self) -> Result<String, ServiceError> {
+        self.with_conn("checking the database", |conn| {
+            conn.query_row("PRAGMA integrity_check", [], |row| row.get(0))
+        })
+        .await
+    }
+
+    /// How many calls are recorded, over every session.
+    ///
+    /// # Errors
+    /// The store cannot be read.
+    pub async fn call_count(&self) -> Result<u64, ServiceError> {
+        let count: i64 = self
+            .with_conn("counting calls", |conn| {
+                conn.query_row("SELECT COUNT(*) FROM calls", [], |row| row.get(0))
+            })
+            .await?;
+        Ok(u64::try_from(count).unwrap_or(0))
+    }
+}
+
+impl std::fmt::Debug for SqliteStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteStore")
+            .field("path", &self.inner.path)
+            .finish()
+    }
+}
+
+fn store_error(path: &Path, what: &str, err: &rusqlite::Error) -> ServiceError {
+    ServiceError::new(
+        ServiceErrorKind::Other,
+        format!(
+            "the session store `{}` failed while {what}: {err}",
+            path.display()
+        ),
+    )
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+}
+
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, ServiceError> {
+    serde_json::to_string(value).map_err(|err| {
+        ServiceError::new(
+            ServiceErrorKind::InvalidInput,
+            format!("cannot encode a value for the session store: {err}"),
+        )
+    })
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(column: usize, text: &str) -> rusqlite::Result<T> {
+    serde_json::from_str(text).map_err(|err| {
+        rusqlite::Error::FromSqlConversionFailure(
+            column,
+            rusqlite::types::Type::Text,
+            Box::new(err),
+        )
+    })
+}
+
+impl SpecStore for SqliteStore {
+    fn insert_spec<'a>(&'a self, spec: &'a SessionSpec) -> BoxFuture<'a, Result<(), ServiceError>> {
+        Box::pin(async move {
+            let json = to_json(spec)?;
+            let id = spec.id().to_string();
+            let tenant = spec.identity.tenant.clone();
+            let parent = spec.identity.lineage.last().cloned();
+            let inserted = self
+                .with_conn("storing a session spec", move |conn| {
+                    conn.execute(
+                        "INSERT OR IGNORE INTO sessions (id, tenant, parent, spec, created_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+                        params![id, tenant, parent, json, now_ms()],
+                    )
+                })
+                .await?;
+            if inserted == 0 {
+                return Err(ServiceError::new(
+                    ServiceErrorKind::InvalidInput,
+                    format!(
+                        "a session `{}` is already stored; resume it, or create the new one under another id",
+                        spec.id()
+                    ),
+                ));
+            }
+            Ok(())
+        })
+    }
+
+    fn load_spec<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<SessionSpec>, ServiceError>> {
+        let id = session_id.to_string();
+        Box::pin(self.with_conn("loading a session spec", move |conn| {
+            let text: Option<String> = conn
+                .query_row("SELECT spec FROM sessions WHERE id = ?1", [&id], |row| {
+                    row.get(0)
+                })
+                .optional()?;
+            text.map(|t| from_json(0, &t)).transpose()
+        }))
+    }
+
+    fn children<'a>(
+        &'a self,
+        parent_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, ServiceError>> {
+        let parent = parent_id.to_string();
+        Box::pin(self.with_conn("listing child sessions", move |conn| {
+            let mut stmt =
+                conn.prepare_cached("SELECT id FROM sessions WHERE parent = ?1 ORDER BY rowid")?;
+            let rows = stmt.query_map([&parent], |row| row.get(0))?;
+            rows.collect()
+        }))
+    }
+}
+
+impl ExecutionLog for SqliteStore {
+    fn record(&self, entry: LogEntry) -> BoxFuture<'_, Result<(), ServiceError>> {
+        Box::pin(async move {
+            let arguments = to_json(&entry.arguments)?;
+            let result = to_json(&entry.result)?;
+            self.with_conn("recording a call", move |conn| {
+                let mut stmt = conn.prepare_cached(
+                    "INSERT INTO calls (session_id, call_id, parent_call, tool, arguments, result, is_error, started_ms, duration_us)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )?;
+                stmt.execute(params![
+                    entry.session_id,
+                    entry.call_id,
+                    entry.parent_call,
+                    entry.tool,
+                    arguments,
+                    result,
+                    entry.result.is_error,
+                    i64::try_from(entry.started_at_ms).unwrap_or(i64::MAX),
+                    i64::try_from(entry.duration_us).unwrap_or(i64::MAX),
+                ])?;
+                Ok(())
+            })
+            .await
+        })
+    }
+
+    fn entries<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<LogEntry>, ServiceError>> {
+        let id = session_id.to_string();
+        Box::pin(self.with_conn("reading the execution log", move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT session_id, call_id, parent_call, tool, arguments, result, started_ms, duration_us
+                 FROM calls WHERE session_id = ?1 ORDER BY seq",
+            )?;
+            let rows = stmt.query_map([&id], |row| {
+                let arguments: String = row.get(4)?;
+                let result: String = row.get(5)?;
+                let started: i64 = row.get(6)?;
+                let duration: i64 = row.get(7)?;
+                Ok(LogEntry {
+                    session_id: row.get(0)?,
+                    call_id: row.get(1)?,
+                    parent_call: row.get(2)?,
+                    tool: row.get(3)?,
+                    arguments: from_json(4, &arguments)?,
+                    result: from_json::<ToolResult>(5, &result)?,
+                    started_at_ms: u64::try_from(started).unwrap_or(0),
+                    duration_us: u64::try_from(duration).unwrap_or(0),
+                })
+            })?;
+            rows.collect()
+        }))
+    }
+}

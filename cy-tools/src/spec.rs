@@ -1,0 +1,244 @@
+//! `SessionSpec`: the durable record a session is rebuilt from. Names and settings, never code.
+
+use serde::{Deserialize, Serialize};
+
+use crate::{BoxFuture, ServiceError, SessionIdentity};
+
+/// Everything needed to rebuild a session in any process that has the registry: who it is,
+/// where it works, which tools it has (by name), how its code runs, whether it has a chat,
+/// which subagents it may start and how deep the tree may grow.
+///
+/// It holds names and settings only, so it round-trips through JSON and a database row.
+/// Secrets are not in it either: a remote executor names the environment variable its token
+/// is read from.
+///
+/// ```
+/// use cy_tools::{ExecutorSpec, SessionSpec, SubagentProfile};
+///
+/// let spec = SessionSpec::root("s-1", "acme", "/srv/work/s-1")
+///     .with_tools(["read_file", "write_file"])
+///     .with_chat(true)
+///     .with_subagent(SubagentProfile::new("researcher", ["read_file"]))
+///     .with_max_depth(2);
+/// let json = serde_json::to_string(&spec).unwrap();
+/// let back: SessionSpec = serde_json::from_str(&json).unwrap();
+/// assert_eq!(back, spec);
+/// assert_eq!(back.executor, ExecutorSpec::default());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionSpec {
+    /// Id, tenant and lineage (the ancestors' ids, root first) with the depth.
+    pub identity: SessionIdentity,
+    /// The session's workspace folder on the host. A child's lies inside its parent's.
+    pub workspace: String,
+    /// The tools the session asked for, by registry name, in order. `execute_code`, the chat
+    /// tools and the delegation tools are added by the factory in the seed's order whether or
+    /// not they are listed.
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// How `execute_code` runs code.
+    #[serde(default)]
+    pub executor: ExecutorSpec,
+    /// Whether the session is bound to a chat (only root sessions can be).
+    #[serde(default)]
+    pub chat: bool,
+    /// The subagents the session may start, by profile name.
+    #[serde(default)]
+    pub subagents: Vec<SubagentProfile>,
+    /// The deepest a session in this tree may be (the root is 0): a session at this depth
+    /// gets no factory and starts no subagents.
+    #[serde(default = "default_max_depth")]
+    pub max_depth: u32,
+}
+
+fn default_max_depth() -> u32 {
+    2
+}
+
+impl SessionSpec {
+    /// A root session's spec: no tools besides the ones always added, the default local
+    /// executor, no chat, no subagents, maximum depth 2.
+    pub fn root(
+        session_id: impl Into<String>,
+        tenant: impl Into<String>,
+        workspace: impl Into<String>,
+    ) -> Self {
+        SessionSpec {
+            identity: SessionIdentity::root(session_id, tenant),
+            workspace: workspace.into(),
+            tools: Vec::new(),
+            executor: ExecutorSpec::default(),
+            chat: false,
+            subagents: Vec::new(),
+            max_depth: default_max_depth(),
+        }
+    }
+
+    /// The same spec with these tool names.
+    #[must_use]
+    pub fn with_tools<S: Into<String>>(mut self, tools: impl IntoIterator<Item = S>) -> Self {
+        self.tools = tools.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same spec with this executor.
+    #[must_use]
+    pub fn with_executor(mut self, executor: ExecutorSpec) -> Self {
+        self.executor = executor;
+        self
+    }
+
+    /// The same spec with or without a chat.
+    #[must_use]
+    pub fn with_chat(mut self, chat: bool) -> Self {
+        self.chat = chat;
+        self
+    }
+
+    /// The same spec with one more subagent profile.
+    #[must_use]
+    pub fn with_subagent(mut self, profile: SubagentProfile) -> Self {
+        self.subagents.push(profile);
+        self
+    }
+
+    /// The same spec with another maximum depth.
+    #[must_use]
+    pub fn with_max_depth(mut self, max_depth: u32) -> Self {
+        self.max_depth = max_depth;
+        self
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.identity.session_id
+    }
+
+    /// The subagent profile named `name`.
+    pub fn subagent(&self, name: &str) -> Option<&SubagentProfile> {
+        self.subagents.iter().find(|p| p.name == name)
+    }
+
+    /// Whether sessions of this spec may start subagents: it declares some and is above the
+    /// maximum depth.
+    pub fn can_delegate(&self) -> bool {
+        !self.subagents.is_empty() && self.identity.depth < self.max_depth
+    }
+}
+
+/// How a session's `execute_code` runs code.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ExecutorSpec {
+    /// In the session's own sandbox, with a command line in which `{file}` stands for the
+    /// script's path.
+    Local {
+        /// The command, such as `python3 {file}`.
+        command: String,
+    },
+    /// On a control server, which keeps a workspace for the session.
+    Remote {
+        /// The server's address, `http://host:port`.
+        url: String,
+        /// The name of the environment variable that holds the bearer token (never the token).
+        token_var: String,
+    },
+}
+
+impl Default for ExecutorSpec {
+    fn default() -> Self {
+        ExecutorSpec::Local {
+            command: "python3 {file}".to_string(),
+        }
+    }
+}
+
+/// A kind of subagent a session may start: its name, its tools and its limits.
+///
+/// A child made from a profile gets the profile's tools and no others, and the profiles it may
+/// in turn use are its parent's, cut down to its own tools: nothing widens down the tree.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentProfile {
+    /// The name the model uses to pick it.
+    pub name: String,
+    /// Its tools, by registry name (`execute_code` is always added).
+    #[serde(default)]
+    pub tools: Vec<String>,
+    /// What one run of it may use.
+    #[serde(default)]
+    pub limits: SubagentLimits,
+}
+
+impl SubagentProfile {
+    /// A profile with these tools and the default limits.
+    pub fn new<S: Into<String>>(
+        name: impl Into<String>,
+        tools: impl IntoIterator<Item = S>,
+    ) -> Self {
+        SubagentProfile {
+            name: name.into(),
+            tools: tools.into_iter().map(Into::into).collect(),
+            limits: SubagentLimits::default(),
+        }
+    }
+
+    /// The same profile with other limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: SubagentLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+}
+
+/// Limits of one subagent run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubagentLimits {
+    /// Model turns the runner may take (it enforces this; the agent loop is the application's).
+    #[serde(default = "default_max_turns")]
+    pub max_turns: u32,
+    /// Wall-clock limit of the whole run, in milliseconds.
+    #[serde(default = "default_timeout_ms")]
+    pub timeout_ms: u64,
+}
+
+fn default_max_turns() -> u32 {
+    20
+}
+
+fn default_timeout_ms() -> u64 {
+    600_000
+}
+
+impl Default for SubagentLimits {
+    fn default() -> Self {
+        SubagentLimits {
+            max_turns: default_max_turns(),
+            timeout_ms: default_timeout_ms(),
+        }
+    }
+}
+
+/// Where session specs are kept, so a session can be resumed by id in another process.
+pub trait SpecStore: Send + Sync {
+    /// Stores a new spec.
+    ///
+    /// # Errors
+    /// [`InvalidInput`](crate::ServiceErrorKind::InvalidInput) when a spec with the same id is
+    /// already stored (specs are never overwritten), or the store's own failure.
+    fn insert_spec<'a>(&'a self, spec: &'a SessionSpec) -> BoxFuture<'a, Result<(), ServiceError>>;
+
+    /// The spec stored under `session_id`, if any.
+    fn load_spec<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Option<SessionSpec>, ServiceError>>;
+
+    /// Ids of the stored children of `parent_id`, oldest first.
+    fn children<'a>(
+        &'a self,
+        parent_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<String>, ServiceError>>;
+}
