@@ -6,13 +6,17 @@
 //! * `execute_code/local_executor`: `LocalExecutor::execute`, which writes the script through
 //!   the sandbox (an atomic, synced write), resolves its path and runs `python3 {file}` with
 //!   `/bin/sh -c` in its own process group, capturing both streams;
+//! * `execute_code/sandbox_write` and `execute_code/sandbox_exec`: the local executor's two
+//!   steps alone, `Sandbox::write` of the script and `Sandbox::exec` of `python3 <path>`;
 //! * `execute_code/remote_executor`: `RemoteExecutor::execute` against a control server on
 //!   loopback, in the same process (a fresh connection per run, JSON both ways, then the
 //!   server's local executor).
 //!
 //! Reproduce: `cargo bench -p cy-tools-builtin --bench execute_code`, then
 //! `python3 scripts/criterion_report.py execute_code/python3_direct execute_code/local_executor
-//! execute_code/remote_executor execute_code/local_executor::execute_code/python3_direct
+//! execute_code/sandbox_write execute_code/sandbox_exec execute_code/remote_executor
+//! execute_code/local_executor::execute_code/python3_direct
+//! execute_code/sandbox_exec::execute_code/python3_direct
 //! execute_code/remote_executor::execute_code/python3_direct`.
 
 use std::hint::black_box;
@@ -21,7 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use cy_tools::{CodeExecutor, CodeOptions, Sandbox};
+use cy_tools::{CodeExecutor, CodeOptions, ExecOptions, Sandbox};
 use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
 use cy_tools_builtin::executor::{LocalExecutor, RemoteExecutor};
 use cy_tools_builtin::{ExecLimits, LocalSandbox};
@@ -54,7 +58,8 @@ fn execute_code(c: &mut Criterion) {
     .unwrap()
     .trim()
     .to_string();
-    let local = LocalExecutor::new(Arc::new(env));
+    let env = Arc::new(env);
+    let local = LocalExecutor::new(env.clone());
 
     let server_root = tempfile::tempdir().unwrap();
     let mut config = ControlServerConfig::new("127.0.0.1:0".parse().unwrap(), server_root.path());
@@ -90,6 +95,14 @@ fn execute_code(c: &mut Criterion) {
             assert_eq!(output.stdout, b"1\n");
             black_box(output)
         })
+    });
+    // The two halves of the local executor, for where its time goes.
+    group.bench_function("sandbox_write", |b| {
+        b.iter(|| black_box(runtime.block_on(env.write("main.py", CODE.as_bytes().to_vec()))))
+    });
+    let command = format!("python3 '{}'", script.display());
+    group.bench_function("sandbox_exec", |b| {
+        b.iter(|| black_box(runtime.block_on(env.exec(&command, ExecOptions::default()))))
     });
     group.bench_function("local_executor", |b| {
         b.iter(|| black_box(runtime.block_on(local.execute(CODE, CodeOptions::default()))))
