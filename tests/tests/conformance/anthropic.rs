@@ -43,10 +43,10 @@ pub fn check(decl: &Value, strict: bool) -> Vec<String> {
         {
             out.push(format!("{path}: `minItems` may only be 0 or 1"));
         }
-        if let Some(Value::Array(values)) = node.get("enum") {
-            if values.iter().any(|v| v.is_object() || v.is_array()) {
-                out.push(format!("{path}: enum values must be primitives"));
-            }
+        if let Some(Value::Array(values)) = node.get("enum")
+            && values.iter().any(|v| v.is_object() || v.is_array())
+        {
+            out.push(format!("{path}: enum values must be primitives"));
         }
         if declares_object(node) && node.get("additionalProperties") != Some(&Value::Bool(false)) {
             out.push(format!(

@@ -61,10 +61,10 @@ pub fn check(decl: &Value) -> Vec<String> {
         {
             out.push(format!("{path}: an object needs properties"));
         }
-        if let Some(Value::Array(values)) = node.get("enum") {
-            if values.iter().any(|v| !v.is_string()) {
-                out.push(format!("{path}: enum values must be strings"));
-            }
+        if let Some(Value::Array(values)) = node.get("enum")
+            && values.iter().any(|v| !v.is_string())
+        {
+            out.push(format!("{path}: enum values must be strings"));
         }
     }
     out

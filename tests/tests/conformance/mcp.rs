@@ -23,10 +23,10 @@ pub fn check(decl: &Value) -> Vec<String> {
             out.push(format!("annotations: `{hint}` must be a boolean"));
         }
     }
-    if let Some(title) = decl.get("title") {
-        if !title.is_string() {
-            out.push("title: must be a string".to_string());
-        }
+    if let Some(title) = decl.get("title")
+        && !title.is_string()
+    {
+        out.push("title: must be a string".to_string());
     }
     if let Some(schema) = decl.get("outputSchema") {
         check_root_object(schema, &mut out);

@@ -43,9 +43,9 @@ pub fn check_name_and_description(decl: &Value, out: &mut Vec<String>) {
             decl["name"]
         ));
     }
-    if !decl["description"]
+    if decl["description"]
         .as_str()
-        .is_some_and(|d| !d.trim().is_empty())
+        .is_none_or(|d| d.trim().is_empty())
     {
         out.push("description: missing or empty".to_string());
     }

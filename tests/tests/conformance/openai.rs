@@ -66,10 +66,10 @@ pub fn check(decl: &Value, strict: bool) -> Vec<String> {
                 ));
             }
         }
-        if let Some(Value::String(f)) = node.get("format") {
-            if !FORMATS.contains(&f.as_str()) {
-                out.push(format!("{path}: format `{f}` is not supported"));
-            }
+        if let Some(Value::String(f)) = node.get("format")
+            && !FORMATS.contains(&f.as_str())
+        {
+            out.push(format!("{path}: format `{f}` is not supported"));
         }
         if depth > 10 {
             out.push(format!("{path}: nested deeper than 10 levels"));
