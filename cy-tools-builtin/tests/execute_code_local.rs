@@ -111,7 +111,7 @@ async fn uv_run_python_works_where_uv_is_installed() {
     let session = common::local();
     let env = Arc::new(LocalSandbox::new(&session.workspace).unwrap().env());
     let executor = LocalExecutor::new(env)
-        .with_command(format!("'{uv}' run --no-project python {{file}}"))
+        .with_command(format!("'{uv}' run python {{file}}"))
         .unwrap();
     let result = executor
         .execute(

@@ -325,3 +325,57 @@ async fn the_server_needs_a_token() {
         "the configured token is shorter than 16 characters; use a long random secret, such as the output of `openssl rand -hex 32`"
     );
 }
+
+/// Run by `the_token_is_read_from_the_named_environment_variable` in a copy of this test
+/// binary whose environment holds `CY_TEST_CONTROL_TOKEN`; does nothing when run without it.
+#[tokio::test]
+async fn token_from_env_in_child_process() {
+    let Ok(token) = std::env::var("CY_TEST_CONTROL_TOKEN") else {
+        return;
+    };
+    use cy_tools::{CodeExecutor, CodeOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = ControlServerConfig::new("127.0.0.1:0".parse().unwrap(), dir.path());
+    config.token_env = "CY_TEST_CONTROL_TOKEN".into();
+    let server = ControlServer::bind(config).await.unwrap();
+    let endpoint = format!("http://{}", server.local_addr().unwrap());
+    tokio::spawn(server.run());
+    let right = RemoteExecutor::new(&endpoint, SESSION, token).unwrap();
+    let result = right
+        .execute(
+            "import os\nprint('CY_TEST_CONTROL_TOKEN' in os.environ)",
+            CodeOptions::default(),
+        )
+        .await
+        .unwrap();
+    // The server's own environment holds the token; the code it runs does not see it.
+    assert_eq!(result.stdout, "False\n");
+    let wrong = RemoteExecutor::new(&endpoint, SESSION, common::TOKEN).unwrap();
+    let err = wrong
+        .execute("print(1)", CodeOptions::default())
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("answered 401 Unauthorized"),
+        "{err}"
+    );
+    println!("token check ran");
+}
+
+#[test]
+fn the_token_is_read_from_the_named_environment_variable() {
+    // Environment variables cannot be set in this process without `unsafe`, which the
+    // workspace forbids, so the check runs in a copy of this binary started with the token.
+    let output = std::process::Command::new(std::env::current_exe().unwrap())
+        .env("CY_TEST_CONTROL_TOKEN", "from-the-env-3b8e61d0c4")
+        .args(["--exact", "token_from_env_in_child_process", "--nocapture"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("token check ran"), "{stdout}");
+}
