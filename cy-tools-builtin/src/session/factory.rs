@@ -8,11 +8,12 @@ use cy_tools::memory::MemoryCoordinator;
 use cy_tools::{
     AgentTool, CancellationToken, Capability, Chat, ChildOutcome, ChildRequest, CodeExecutor,
     Coordinator, ExecutionLog, ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec,
-    SpecStore, SubagentProfile, ToolContext, ToolRegistry, Toolset,
+    SpecStore, ToolContext, ToolRegistry, Toolset,
 };
 
 use super::children::ChildFactory;
 use super::compose::{self, is_delegation};
+use super::rules::{check_spec, child_profile, child_spec, invalid};
 use super::{KeyedLog, LocalChat, Session, SubagentRun, SubagentRunner};
 use crate::executor::{LocalExecutor, RemoteExecutor};
 use crate::store::SqliteStore;
@@ -209,8 +210,11 @@ impl LocalSessionFactory {
         let root = self.workspace_path(&spec.workspace);
         spec.workspace = root.to_string_lossy().into_owned();
         let env = self.open_workspace(&root)?;
-        self.host.specs.insert_spec(&spec).await?;
-        self.build(Arc::new(spec), env, None)
+        // Built before it is stored, so a spec that cannot be built (an executor without its
+        // token, say) leaves nothing behind and can be fixed and created again.
+        let session = self.build(Arc::new(spec), env, None)?;
+        self.host.specs.insert_spec(&session.spec).await?;
+        Ok(session)
     }
 
     /// Rebuilds the stored session `session_id`: the same toolset from the stored spec, its
@@ -263,8 +267,9 @@ impl LocalSessionFactory {
             let env = parent_env.scoped(&folder)?;
             let host_path = parent_env.resolve_path(&folder)?;
             let spec = child_spec(parent, profile, id, &host_path);
-            match self.host.specs.insert_spec(&spec).await {
-                Ok(()) => return self.build(Arc::new(spec), env, request.parent_call),
+            let child = self.build(Arc::new(spec), env, request.parent_call.clone())?;
+            match self.host.specs.insert_spec(&child.spec).await {
+                Ok(()) => return Ok(child),
                 // Another child took this number meanwhile: take the next.
                 Err(err) if err.kind() == ServiceErrorKind::InvalidInput => {}
                 Err(err) => return Err(err),
@@ -459,141 +464,4 @@ impl std::fmt::Debug for LocalSessionFactory {
             .field("runner", &self.host.runner.is_some())
             .finish()
     }
-}
-
-fn invalid(message: String) -> ServiceError {
-    ServiceError::new(ServiceErrorKind::InvalidInput, message)
-}
-
-/// The profile `name` of `parent`, if `parent` may start subagents at all.
-fn child_profile<'s>(
-    parent: &'s SessionSpec,
-    name: &str,
-) -> Result<&'s SubagentProfile, ServiceError> {
-    if parent.subagents.is_empty() {
-        return Err(invalid(format!(
-            "session `{}` declares no subagent profiles, so it cannot start subagents; do the task in this session",
-            parent.id()
-        )));
-    }
-    if parent.identity.depth >= parent.max_depth {
-        return Err(invalid(format!(
-            "session `{}` is at depth {}, the maximum; it cannot start subagents: do the task in this session",
-            parent.id(),
-            parent.identity.depth
-        )));
-    }
-    parent.subagent(name).ok_or_else(|| {
-        invalid(format!(
-            "no subagent profile `{name}`; valid profiles are {}",
-            listed(parent.subagents.iter().map(|p| p.name.as_str()))
-        ))
-    })
-}
-
-/// `` `a`, `b` ``.
-pub(crate) fn listed<'a>(names: impl Iterator<Item = &'a str>) -> String {
-    let names: Vec<String> = names.map(|n| format!("`{n}`")).collect();
-    if names.is_empty() {
-        "none".to_string()
-    } else {
-        names.join(", ")
-    }
-}
-
-/// The spec of a child of `parent` made from `profile`: the profile's tools and no others, no
-/// chat, the parent's executor and maximum depth, the tenant inherited and the lineage extended.
-/// It may start subagents only when the profile lets it delegate, and then only with the
-/// parent's profiles cut down to its own tools.
-fn child_spec(
-    parent: &SessionSpec,
-    profile: &SubagentProfile,
-    id: String,
-    workspace: &Path,
-) -> SessionSpec {
-    let allowed = &profile.tools;
-    let subagents = if allowed.iter().any(|t| is_delegation(t)) {
-        parent
-            .subagents
-            .iter()
-            .map(|p| SubagentProfile {
-                tools: p
-                    .tools
-                    .iter()
-                    .filter(|t| allowed.contains(t))
-                    .cloned()
-                    .collect(),
-                ..p.clone()
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    SessionSpec {
-        identity: parent.identity.child(id),
-        workspace: workspace.to_string_lossy().into_owned(),
-        tools: profile.tools.clone(),
-        executor: parent.executor.clone(),
-        chat: false,
-        subagents,
-        max_depth: parent.max_depth,
-    }
-}
-
-/// Checks what the rest of the code relies on, naming the field and the fix.
-fn check_spec(spec: &SessionSpec) -> Result<(), ServiceError> {
-    let id = spec.id();
-    let id_ok = id.len() <= 128
-        && id.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-    if !id_ok {
-        return Err(invalid(format!(
-            "`identity.session_id` `{id}` is not a valid session id: use 1 to 128 ASCII letters, digits, `-`, `_` or `.`, starting with a letter or digit"
-        )));
-    }
-    if spec.identity.tenant.trim().is_empty() {
-        return Err(invalid(format!(
-            "`identity.tenant` of session `{id}` is empty; name the tenant the session works for"
-        )));
-    }
-    if spec.identity.depth as usize != spec.identity.lineage.len() {
-        return Err(invalid(format!(
-            "`identity.depth` of session `{id}` is {} but its lineage has {} ancestors; they must agree",
-            spec.identity.depth,
-            spec.identity.lineage.len()
-        )));
-    }
-    if spec.workspace.trim().is_empty() {
-        return Err(invalid(format!(
-            "`workspace` of session `{id}` is empty; give the folder the session works in"
-        )));
-    }
-    let mut seen: Vec<&str> = Vec::new();
-    for profile in &spec.subagents {
-        let name = profile.name.as_str();
-        let name_ok = !name.is_empty()
-            && name.len() <= 64
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_'));
-        if !name_ok {
-            return Err(invalid(format!(
-                "subagent profile name `{name}` is not valid: use 1 to 64 ASCII letters, digits, `-` or `_`"
-            )));
-        }
-        if seen.contains(&name) {
-            return Err(invalid(format!(
-                "subagent profile `{name}` is declared twice in session `{id}`; give each profile its own name"
-            )));
-        }
-        if profile.limits.timeout_ms == 0 || profile.limits.max_turns == 0 {
-            return Err(invalid(format!(
-                "subagent profile `{name}` has a zero limit; `max_turns` and `timeout_ms` must be at least 1"
-            )));
-        }
-        seen.push(name);
-    }
-    Ok(())
 }

@@ -14,6 +14,7 @@ pub mod compose;
 mod factory;
 mod keyed_log;
 mod local_chat;
+mod rules;
 mod runner;
 #[allow(clippy::module_inception)]
 mod session;
