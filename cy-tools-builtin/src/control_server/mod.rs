@@ -61,8 +61,11 @@ pub const MIN_TOKEN_LEN: usize = 16;
 /// assert_eq!(config.command, "python3 {file}");
 /// assert_eq!(config.max_concurrent_runs, 8);
 /// assert_eq!(config.max_body_bytes, 1024 * 1024);
+///
+/// let embedded = ControlServerConfig { token: Some("a-long-shared-secret".into()), ..config };
+/// assert!(!format!("{embedded:?}").contains("a-long-shared-secret"));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ControlServerConfig {
     /// Address to listen on; port 0 picks a free one ([`ControlServer::local_addr`] tells it).
     pub bind: SocketAddr,
@@ -98,6 +101,22 @@ impl ControlServerConfig {
             max_body_bytes: 1024 * 1024,
             max_concurrent_runs: 8,
         }
+    }
+}
+
+impl std::fmt::Debug for ControlServerConfig {
+    // The token stays out of logs.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControlServerConfig")
+            .field("bind", &self.bind)
+            .field("root", &self.root)
+            .field("token_env", &self.token_env)
+            .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .field("command", &self.command)
+            .field("limits", &self.limits)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_concurrent_runs", &self.max_concurrent_runs)
+            .finish()
     }
 }
 
