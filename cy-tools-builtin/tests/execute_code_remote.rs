@@ -306,6 +306,17 @@ async fn malformed_requests_and_session_ids_are_refused() {
         "{answer}"
     );
     assert_eq!(std::fs::read_dir(&server.root).unwrap().count(), 0);
+
+    let mut stream = std::net::TcpStream::connect(server.addr).unwrap();
+    write!(
+        stream,
+        "GET /v1/health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+    assert!(answer.ends_with(r#"{"status":"ok"}"#), "{answer}");
 }
 
 #[tokio::test]

@@ -163,6 +163,11 @@ pub(super) async fn execute(
     }
 }
 
+/// `GET /v1/health`: the server is up and serving; no token needed, nothing revealed.
+pub(super) async fn health() -> Response {
+    json(StatusCode::OK, &serde_json::json!({"status": "ok"}))
+}
+
 /// The session's workspace and an executor on it.
 fn workspace(state: &ServerState, session_id: &str) -> Result<LocalExecutor, ServiceError> {
     let sandbox = LocalSandbox::new(state.root.join(session_id)).map_err(|err| {

@@ -1,10 +1,11 @@
 //! The control server: a remote sandbox host that runs code for [`RemoteExecutor`]s.
 //!
 //! `cy-tools control-server --bind 127.0.0.1:8700 --root /srv/cy` serves
-//! `POST /v1/sessions/{session_id}/execute` (the protocol is in [`wire`]). Each session id gets
-//! its own workspace folder, `<root>/<session_id>`, created on first use; the code runs there
-//! with a [`LocalExecutor`], so with the local sandbox's clean environment, output caps,
-//! timeout and process-group kill. Several servers can run on different machines; a session's
+//! `POST /v1/sessions/{session_id}/execute` (the protocol is in [`wire`]), and
+//! `GET /v1/health` (no token; answers `200 {"status":"ok"}`) for readiness probes. Each
+//! session id gets its own workspace folder, `<root>/<session_id>`, created on first use; the
+//! code runs there with a [`LocalExecutor`], so with the local sandbox's clean environment,
+//! output caps, timeout and process-group kill. Several servers can run on different machines; a session's
 //! files live on the server that ran its code.
 //!
 //! * **Token**: every request carries `Authorization: Bearer <token>`; the token is read once at
@@ -37,13 +38,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::routing::post;
+use axum::routing::{get, post};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::executor::{DEFAULT_COMMAND, RunLimits};
 use auth::Token;
-use execute::{ServerState, execute};
+use execute::{ServerState, execute, health};
 
 /// The environment variable the token is read from unless the config names another.
 pub const DEFAULT_TOKEN_ENV: &str = "CY_CONTROL_TOKEN";
@@ -207,8 +208,10 @@ impl ControlServer {
 
     /// Serves requests until the process ends or the future is dropped.
     ///
-    /// Dropping the future stops accepting; connections already open (and their runs) go on
-    /// until they end.
+    /// Dropping the future stops accepting; connections already open (and their runs) are
+    /// tasks of the runtime and go on until they end or the runtime is dropped, which kills
+    /// their runs. So a binary that stops on a signal should return from `main` (dropping the
+    /// runtime) rather than call `std::process::exit`, which would leave runs behind.
     ///
     /// # Errors
     /// Only if the server cannot go on accepting connections.
@@ -228,6 +231,7 @@ impl ControlServer {
         );
         let router = Router::new()
             .route("/v1/sessions/{session_id}/execute", post(execute))
+            .route("/v1/health", get(health))
             .with_state(self.state);
         axum::serve(
             self.listener,
