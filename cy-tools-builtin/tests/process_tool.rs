@@ -259,11 +259,11 @@ async fn missing_and_extra_fields_are_explained() {
         ),
         (
             json!({"action": "restart", "id": "p1"}),
-            "invalid arguments for `process`: `action`: unknown value `restart`, expected one of `start`, `status`, `output`, `write`, `kill`, `list`; valid fields are `action` (string, required), `command` (string or null), `cwd` (string or null), `id` (string or null), `input` (string or null)",
+            "invalid arguments for `process`: `action`: unknown value `restart`, expected one of `start`, `status`, `output`, `write`, `kill`, `list`; valid fields are `action` (one of `start`, `status`, `output`, `write`, `kill` or `list`, required), `command` (string or null), `cwd` (string or null), `id` (string or null), `input` (string or null)",
         ),
         (
             json!({"id": "p1"}),
-            "invalid arguments for `process`: missing required field `action`; valid fields are `action` (string, required), `command` (string or null), `cwd` (string or null), `id` (string or null), `input` (string or null)",
+            "invalid arguments for `process`: missing required field `action`; valid fields are `action` (one of `start`, `status`, `output`, `write`, `kill` or `list`, required), `command` (string or null), `cwd` (string or null), `id` (string or null), `input` (string or null)",
         ),
     ];
     for (args, expected) in cases {

@@ -234,7 +234,7 @@ async fn mistakes_in_the_call_are_explained() {
         ),
         (
             json!({"command": "ls", "timeout": "5s"}),
-            "invalid arguments for `terminal`: `timeout`: expected u64, got string \"5s\"; valid fields are `command` (string, required), `cwd` (string or null), `timeout` (integer or null)",
+            "invalid arguments for `terminal`: `timeout`: expected a non-negative integer, got string \"5s\"; valid fields are `command` (string, required), `cwd` (string or null), `timeout` (integer or null)",
         ),
     ];
     for (args, expected) in cases {

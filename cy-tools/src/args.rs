@@ -102,14 +102,14 @@ pub(crate) fn invalid(tool: &str, problem: &str, schema: &Schema) -> String {
     }
 }
 
-/// serde's messages, reworded to lead with what was expected.
+/// serde's messages, reworded to lead with what was expected, in JSON's terms.
 fn rephrase(message: &str) -> String {
     if let Some(rest) = message
         .strip_prefix("invalid type: ")
         .or_else(|| message.strip_prefix("invalid value: "))
         && let Some((got, expected)) = rest.split_once(", expected ")
     {
-        return format!("expected {expected}, got {got}");
+        return format!("expected {}, got {got}", json_terms(expected));
     }
     if let Some(field) = message.strip_prefix("missing field ") {
         return format!("missing required field {field}");
@@ -125,6 +125,17 @@ fn rephrase(message: &str) -> String {
         return format!("unknown field {got}, expected {expected}");
     }
     message.to_string()
+}
+
+/// serde names Rust types (`u64`, `i32`, `f64`); a model thinks in JSON's.
+fn json_terms(expected: &str) -> String {
+    match expected {
+        "u8" | "u16" | "u32" | "u64" | "u128" | "usize" => "a non-negative integer".to_string(),
+        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" => "an integer".to_string(),
+        "f32" | "f64" => "a number".to_string(),
+        "unit" => "null".to_string(),
+        other => other.to_string(),
+    }
 }
 
 fn kind_of(value: &Value) -> String {

@@ -129,6 +129,7 @@ fn describe_fields(root: &Map<String, Value>) -> String {
     if props.is_empty() {
         return "no fields".to_string();
     }
+    let defs = root.get("$defs").and_then(Value::as_object);
     let mut names: Vec<&String> = props.keys().collect();
     names.sort();
     // Required fields first: they are what a model most often gets wrong.
@@ -136,7 +137,7 @@ fn describe_fields(root: &Map<String, Value>) -> String {
     names
         .into_iter()
         .map(|name| {
-            let kind = type_name(&props[name.as_str()]);
+            let kind = type_name(&props[name.as_str()], defs, 0);
             if required.contains(&name.as_str()) {
                 format!("`{name}` ({kind}, required)")
             } else {
@@ -147,25 +148,79 @@ fn describe_fields(root: &Map<String, Value>) -> String {
         .join(", ")
 }
 
-/// A short name for the type a property schema accepts.
-fn type_name(schema: &Value) -> String {
+/// A short name for the type a property schema accepts; enums list their values.
+fn type_name(schema: &Value, defs: Option<&Map<String, Value>>, depth: usize) -> String {
+    if let Some(values) = enum_values(schema) {
+        return format!("one of {values}");
+    }
     match schema.get("type") {
-        Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join(" or "),
-        _ if schema.get("enum").is_some() => "one of the listed values".to_string(),
-        _ if schema.get("$ref").is_some() => "object".to_string(),
-        _ => match schema.get("anyOf").or_else(|| schema.get("oneOf")) {
-            Some(Value::Array(options)) => options
+        Some(Value::String(t)) => return t.clone(),
+        Some(Value::Array(ts)) => {
+            return ts
                 .iter()
-                .map(type_name)
+                .filter_map(Value::as_str)
                 .collect::<Vec<_>>()
-                .join(" or "),
-            _ => "any JSON value".to_string(),
-        },
+                .join(" or ");
+        }
+        _ => {}
+    }
+    if let Some(Value::String(reference)) = schema.get("$ref") {
+        let target = reference
+            .strip_prefix("#/$defs/")
+            .and_then(|name| defs?.get(name));
+        return match target {
+            // Bounded: a recursive type is named, not followed forever.
+            Some(target) if depth < 4 => type_name(target, defs, depth + 1),
+            _ => "object".to_string(),
+        };
+    }
+    match schema.get("anyOf").or_else(|| schema.get("oneOf")) {
+        Some(Value::Array(options)) => {
+            let mut kinds: Vec<String> = Vec::new();
+            for option in options {
+                let kind = type_name(option, defs, depth + 1);
+                if !kinds.contains(&kind) {
+                    kinds.push(kind);
+                }
+            }
+            kinds.join(" or ")
+        }
+        _ => "any JSON value".to_string(),
+    }
+}
+
+/// `` `a`, `b` or `c` `` for an `enum`, or a `oneOf`/`anyOf` of `const`s (schemars' form for a
+/// unit enum whose values have doc comments).
+fn enum_values(schema: &Value) -> Option<String> {
+    let values: Vec<&Value> = if let Some(Value::Array(values)) = schema.get("enum") {
+        values.iter().collect()
+    } else if let Some(Value::String(_) | Value::Number(_) | Value::Bool(_)) = schema.get("const") {
+        vec![&schema["const"]]
+    } else {
+        let options = schema
+            .get("oneOf")
+            .or_else(|| schema.get("anyOf"))?
+            .as_array()?;
+        let consts: Option<Vec<&Value>> = options
+            .iter()
+            .map(|o| {
+                o.get("const")
+                    .or_else(|| o.get("enum")?.as_array()?.first())
+            })
+            .collect();
+        consts?
+    };
+    let shown: Vec<String> = values
+        .iter()
+        .map(|v| match v {
+            Value::String(s) => format!("`{s}`"),
+            other => format!("`{other}`"),
+        })
+        .collect();
+    match shown.as_slice() {
+        [] => None,
+        [one] => Some(one.clone()),
+        [init @ .., last] => Some(format!("{} or {last}", init.join(", "))),
     }
 }
 
@@ -217,7 +272,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             schema.field_list(),
-            "`path` (string, required), `limit` (integer or null), `mode` (one of the listed values)"
+            "`path` (string, required), `limit` (integer or null), `mode` (one of `a` or `b`)"
         );
     }
 }

@@ -26,7 +26,7 @@ async fn a_wrong_type_names_the_field_and_the_expected_type() {
     assert!(result.is_error);
     assert_eq!(
         result.text_content(),
-        "invalid arguments for `add`: `a`: expected i64, got string \"2\"; valid fields are `a` (integer, required), `b` (integer, required)"
+        "invalid arguments for `add`: `a`: expected an integer, got string \"2\"; valid fields are `a` (integer, required), `b` (integer, required)"
     );
 }
 

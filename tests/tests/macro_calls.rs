@@ -86,7 +86,7 @@ async fn invalid_arguments_name_the_field_and_the_valid_ones() {
     assert!(wrong.is_error);
     assert_eq!(
         wrong.text_content(),
-        "invalid arguments for `read_lines`: `offset`: expected u64, got string \"two\"; valid fields are `path` (string, required), `limit` (integer or null), `offset` (integer)"
+        "invalid arguments for `read_lines`: `offset`: expected a non-negative integer, got string \"two\"; valid fields are `path` (string, required), `limit` (integer or null), `offset` (integer)"
     );
     let unknown = call(&tools, "ping", json!({"loud": true})).await;
     assert!(unknown.is_error);
@@ -166,7 +166,7 @@ async fn find_lines_uses_enums_nested_structs_vecs_maps_and_renames() {
     .await;
     assert_eq!(
         bad_mode.text_content(),
-        "invalid arguments for `find_lines`: `mode`: unknown value `fuzzy`, expected `literal` or `ignore_case`; valid fields are `paths` (array, required), `pattern` (string, required), `labels` (object), `lines` (object or null), `max_results` (integer), `mode` (object)"
+        "invalid arguments for `find_lines`: `mode`: unknown value `fuzzy`, expected `literal` or `ignore_case`; valid fields are `paths` (array, required), `pattern` (string, required), `labels` (object), `lines` (object or null), `max_results` (integer), `mode` (one of `literal` or `ignore_case`)"
     );
 }
 
