@@ -12,7 +12,7 @@ use super::limits::RunLimits;
 /// The command a [`LocalExecutor`] runs by default; `{file}` becomes the script's host path.
 pub const DEFAULT_COMMAND: &str = "python3 {file}";
 
-/// Runs code in a session's sandbox: writes it with [`Sandbox::write`], resolves the file's
+/// Runs code in a session's sandbox: writes it with [`Sandbox::write_scratch`], resolves the file's
 /// host path with [`Sandbox::resolve_path`], and runs a command on it with [`Sandbox::exec`],
 /// so the sandbox's confinement, clean environment, output caps, timeout and process-group
 /// kill all apply to the run.
@@ -94,7 +94,7 @@ impl LocalExecutor {
             ));
         }
         self.env
-            .write(&options.filename, code.as_bytes().to_vec())
+            .write_scratch(&options.filename, code.as_bytes().to_vec())
             .await?;
         let path = self.env.resolve_path(&options.filename)?;
         let command = self

@@ -261,7 +261,16 @@ impl Sandbox for SessionEnv {
         contents: Vec<u8>,
     ) -> BoxFuture<'a, Result<(), ServiceError>> {
         let path = path.to_string();
-        Box::pin(self.blocking(move |dir| fs_ops::write_atomic(dir, &path, &contents)))
+        Box::pin(self.blocking(move |dir| fs_ops::write_atomic(dir, &path, &contents, true)))
+    }
+
+    fn write_scratch<'a>(
+        &'a self,
+        path: &'a str,
+        contents: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), ServiceError>> {
+        let path = path.to_string();
+        Box::pin(self.blocking(move |dir| fs_ops::write_atomic(dir, &path, &contents, false)))
     }
 
     fn stat<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<DirEntryInfo, ServiceError>> {

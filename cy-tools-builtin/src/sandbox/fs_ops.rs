@@ -77,8 +77,14 @@ pub(crate) fn read_range(
 }
 
 /// Writes through a temporary file in the same folder and renames it into place, so readers
-/// see the old or the new contents and a crash leaves no half-written file.
-pub(crate) fn write_atomic(dir: &Dir, path: &str, contents: &[u8]) -> Result<(), ServiceError> {
+/// see the old or the new contents. `durable` also syncs the data to disk before the rename,
+/// so a crash leaves the old or the new file, never an empty one.
+pub(crate) fn write_atomic(
+    dir: &Dir,
+    path: &str,
+    contents: &[u8],
+    durable: bool,
+) -> Result<(), ServiceError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut rel = relative(path)?;
     // Writing to a symlink writes to what it points to, as an editor would; one that leads
@@ -120,7 +126,9 @@ pub(crate) fn write_atomic(dir: &Dir, path: &str, contents: &[u8]) -> Result<(),
     let result = (|| {
         let mut file = dir.open_with(&temp, OpenOptions::new().write(true).create_new(true))?;
         file.write_all(contents)?;
-        file.sync_all()?;
+        if durable {
+            file.sync_all()?;
+        }
         dir.rename(&temp, dir, &rel)
     })();
     if let Err(err) = result {

@@ -91,6 +91,17 @@ pub trait Sandbox: Send + Sync {
         contents: Vec<u8>,
     ) -> BoxFuture<'a, Result<(), ServiceError>>;
 
+    /// Writes a file the session can make again (a script about to run, say): atomic like
+    /// [`write`](Self::write), but not synced to disk, which can cost more than the run itself.
+    /// Defaults to `write`.
+    fn write_scratch<'a>(
+        &'a self,
+        path: &'a str,
+        contents: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), ServiceError>> {
+        self.write(path, contents)
+    }
+
     /// What `path` is, without following a final symlink.
     fn stat<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<DirEntryInfo, ServiceError>>;
 
