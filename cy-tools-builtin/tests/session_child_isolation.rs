@@ -374,6 +374,34 @@ fn sessions_signal_each_other_and_talk_to_the_chat() {
             .await;
         assert!(bad.text_content().starts_with("signal name `has space` is not valid"));
 
+        // A session of another tenant with the same id as `a` never sees `a`'s signals, and
+        // `b` cannot reach it.
+        let mut other = spec("a", &dir.path().join("other")).with_tools(tools);
+        other.identity.tenant = "globex".into();
+        let other_factory_session = factory.create(other).await;
+        assert!(other_factory_session.is_err(), "ids are unique across tenants in one store");
+        let mut stranger = spec("x", &dir.path().join("x")).with_tools(tools);
+        stranger.identity.tenant = "globex".into();
+        let stranger = factory.create(stranger).await.unwrap();
+        let sent = stranger
+            .execute("signal", call("s3", json!({"to": "a", "name": "data-ready", "payload": "forged"})), &cancel)
+            .await;
+        assert!(!sent.is_error);
+        let nothing = a
+            .execute("wait_for_signal", call("w3", json!({"name": "data-ready", "timeout_ms": 20})), &cancel)
+            .await;
+        assert!(nothing.is_error, "a signal crossed tenants: {}", nothing.text_content());
+        // The application reaches a session through its tenant's view.
+        factory
+            .coordinator("acme")
+            .signal("a", "go", json!({"from": "the host", "payload": "now"}))
+            .await
+            .unwrap();
+        let go = a
+            .execute("wait_for_signal", call("w4", json!({"name": "go", "timeout_ms": 1000})), &cancel)
+            .await;
+        assert_eq!(go.text_content(), "signal `go` from session `the host`: now");
+
         let said = a.execute("send_message", call("m1", json!({"text": "halfway"})), &cancel).await;
         assert_eq!(said.text_content(), "message sent (7 characters)");
         let empty = a.execute("send_message", call("m2", json!({"text": "  "})), &cancel).await;

@@ -14,7 +14,7 @@ use cy_tools::{
 use super::children::ChildFactory;
 use super::compose::{self, is_delegation};
 use super::rules::{check_spec, child_profile, child_spec, invalid};
-use super::{KeyedLog, LocalChat, Session, SubagentRun, SubagentRunner};
+use super::{KeyedLog, LocalChat, Session, SubagentRun, SubagentRunner, TenantCoordinator};
 use crate::executor::{LocalExecutor, RemoteExecutor};
 use crate::store::SqliteStore;
 use crate::tools::{delegate, workflow};
@@ -34,7 +34,8 @@ type Secrets = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 ///   subagent profiles.
 ///
 /// Each session's context gets: its workspace (`env`), an executor from the spec, its
-/// identity, a [`KeyedLog`] (`store`), the coordinator, the chat when the spec asks for one
+/// identity, a [`KeyedLog`] (`store`), the coordinator seen through its tenant
+/// ([`TenantCoordinator`]), the chat when the spec asks for one
 /// and the session is a root, and a factory for children when it may start subagents.
 ///
 /// ```
@@ -185,6 +186,15 @@ impl LocalSessionFactory {
     /// The execution log of every session (unkeyed).
     pub fn log(&self) -> &Arc<dyn ExecutionLog> {
         &self.host.log
+    }
+
+    /// The coordinator as the sessions of `tenant` see it: the application signals a session
+    /// (or waits for one of its signals) through this.
+    pub fn coordinator(&self, tenant: &str) -> Arc<dyn Coordinator> {
+        Arc::new(TenantCoordinator::new(
+            Arc::clone(&self.host.coordinator),
+            tenant,
+        ))
     }
 
     /// The store of specs.
@@ -397,7 +407,7 @@ impl LocalSessionFactory {
             .with_env(Arc::clone(&env))
             .with_executor(self.executor(&spec, &env)?)
             .with_store(Arc::clone(&log))
-            .with_coordinator(Arc::clone(&self.host.coordinator));
+            .with_coordinator(self.coordinator(&spec.identity.tenant));
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
         if spec.chat && spec.identity.lineage.is_empty() {
             context = context.with_chat(Arc::clone(&self.host.chat));

@@ -18,9 +18,11 @@ mod rules;
 mod runner;
 #[allow(clippy::module_inception)]
 mod session;
+mod tenant_coordinator;
 
 pub use factory::LocalSessionFactory;
 pub use keyed_log::KeyedLog;
 pub use local_chat::LocalChat;
 pub use runner::{SubagentRun, SubagentRunner};
 pub use session::Session;
+pub use tenant_coordinator::TenantCoordinator;
