@@ -36,3 +36,4 @@ pub mod store;
 
 pub use session::{LocalSessionFactory, Session, SubagentRunner};
 pub use store::SqliteStore;
+pub mod code_mode;

@@ -133,6 +133,7 @@ pub(super) async fn execute(
         filename: request.filename,
         timeout: request.timeout_ms.map(Duration::from_millis),
         cancel: CancellationToken::new(),
+        ..CodeOptions::default()
     };
     let outcome = executor.execute(&request.code, options).await;
     log.finished = true;

@@ -104,6 +104,7 @@ impl LocalExecutor {
             timeout: Some(timeout),
             cancel: Some(options.cancel),
             output_limit: Some(self.limits.output_limit),
+            env: options.env,
             ..ExecOptions::default()
         };
         self.env.exec(&command, exec).await.map_err(|err| {

@@ -84,6 +84,8 @@ fn execute_code<'a>(
             filename: filename.to_string(),
             timeout: Some(Duration::from_millis(timeout_ms)),
             cancel: call.cancel.clone(),
+            call_id: Some(call.id.to_string()),
+            ..CodeOptions::default()
         };
         match ctx.execute_code().execute(code, options).await {
             Ok(result) => render(&result, timeout_ms),

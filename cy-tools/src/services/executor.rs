@@ -43,6 +43,12 @@ pub struct CodeOptions {
     pub timeout: Option<Duration>,
     /// Cancels the run when triggered.
     pub cancel: CancellationToken,
+    /// Variables added to the clean environment the code starts with (code mode passes its SDK
+    /// socket and token this way). Executors that run the code on another host may ignore them.
+    pub env: Vec<(String, String)>,
+    /// The id of the tool call that asked for this run, when there is one: calls the code makes
+    /// back into the session are recorded under it.
+    pub call_id: Option<String>,
 }
 
 impl Default for CodeOptions {
@@ -51,6 +57,8 @@ impl Default for CodeOptions {
             filename: "main.py".to_string(),
             timeout: None,
             cancel: CancellationToken::new(),
+            env: Vec::new(),
+            call_id: None,
         }
     }
 }

@@ -1,0 +1,159 @@
+//! `CodeModeExecutor`: an executor whose runs may call the session's tools back.
+
+use std::sync::{Arc, OnceLock, Weak};
+
+use cy_tools::{
+    BoxFuture, CodeExecutor, CodeOptions, ExecutionLog, ServiceError, ServiceErrorKind,
+    ShellResult, Toolset,
+};
+
+use super::approval::{AllowAll, ApprovalHook};
+use super::broker::{Broker, Served};
+use super::limits::CodeModeLimits;
+
+/// What code-mode calls run against: the session's bound toolset, its execution log (if any)
+/// and its id.
+///
+/// The host keeps it alive (an `Arc`) as long as the session: the executor holds it weakly,
+/// because the toolset holds the executor (through `execute_code`'s context), and a strong link
+/// both ways would never be freed.
+pub struct CodeModeBinding {
+    /// The session's tools, as the model sees them.
+    pub tools: Toolset,
+    /// Where nested calls are recorded, under the `execute_code` call that made them.
+    pub log: Option<Arc<dyn ExecutionLog>>,
+    /// The session's id (the key of its log entries).
+    pub session_id: String,
+}
+
+/// Wraps an executor that runs code on this host (a
+/// [`LocalExecutor`](crate::executor::LocalExecutor)) so that each run gets a private SDK
+/// channel to the session's tools: `import cy_sdk; cy_sdk.call("read_file", path="a.txt")`.
+///
+/// Build the session's context with this executor, build the toolset, then
+/// [`bind`](Self::bind) it:
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use cy_tools::{SessionIdentity, ToolCall, ToolContext, ToolRegistry, CancellationToken};
+/// use cy_tools_builtin::{LocalExecutor, LocalSandbox, code_mode::{CodeModeBinding, CodeModeExecutor}};
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("a.txt"), "hello").unwrap();
+/// let env: Arc<dyn cy_tools::Sandbox> = Arc::new(LocalSandbox::new(dir.path()).unwrap().env());
+/// let executor = Arc::new(CodeModeExecutor::new(Arc::new(LocalExecutor::new(Arc::clone(&env)))));
+/// let context = ToolContext::new(SessionIdentity::root("s-1", "t"))
+///     .with_env(env)
+///     .with_executor(executor.clone());
+/// let tools = ToolRegistry::linked().unwrap().build(&["execute_code", "read_file"], &context);
+/// let binding = Arc::new(CodeModeBinding { tools: tools.clone(), log: None, session_id: "s-1".into() });
+/// executor.bind(&binding).unwrap();
+///
+/// let code = "import cy_sdk\nprint(cy_sdk.call('read_file', path='a.txt').upper())";
+/// let call = ToolCall::new("c1", serde_json::json!({ "code": code }));
+/// let result = tools.execute("execute_code", call, &CancellationToken::new()).await;
+/// assert!(result.text_content().contains("HELLO"), "{}", result.text_content());
+/// # });
+/// ```
+pub struct CodeModeExecutor {
+    inner: Arc<dyn CodeExecutor>,
+    binding: OnceLock<Weak<CodeModeBinding>>,
+    limits: CodeModeLimits,
+    approval: Arc<dyn ApprovalHook>,
+}
+
+impl CodeModeExecutor {
+    /// Code mode around `inner`, under [`CodeModeLimits::default`], allowing every call.
+    pub fn new(inner: Arc<dyn CodeExecutor>) -> Self {
+        CodeModeExecutor {
+            inner,
+            binding: OnceLock::new(),
+            limits: CodeModeLimits::default(),
+            approval: Arc::new(AllowAll),
+        }
+    }
+
+    /// The same executor under other limits.
+    #[must_use]
+    pub fn with_limits(mut self, limits: CodeModeLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The same executor consulting `hook` before each call.
+    #[must_use]
+    pub fn with_approval(mut self, hook: Arc<dyn ApprovalHook>) -> Self {
+        self.approval = hook;
+        self
+    }
+
+    /// The limits calls are held to.
+    pub fn limits(&self) -> &CodeModeLimits {
+        &self.limits
+    }
+
+    /// Binds the session the code calls back into (once, after its toolset is built). The
+    /// executor keeps only a weak reference: keep `binding` alive as long as the session.
+    ///
+    /// # Errors
+    /// [`InvalidInput`](ServiceErrorKind::InvalidInput) when it is already bound.
+    pub fn bind(&self, binding: &Arc<CodeModeBinding>) -> Result<(), ServiceError> {
+        self.binding.set(Arc::downgrade(binding)).map_err(|_| {
+            ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                "this code-mode executor is already bound to a session; build one executor per session",
+            )
+        })
+    }
+
+    async fn run(&self, code: &str, mut options: CodeOptions) -> Result<ShellResult, ServiceError> {
+        let binding = self
+            .binding
+            .get()
+            .and_then(Weak::upgrade)
+            .ok_or_else(|| {
+                ServiceError::new(
+                    ServiceErrorKind::Unavailable,
+                    "code mode has no session to call back into: bind the executor with `CodeModeExecutor::bind` after building the toolset, and keep the `CodeModeBinding` alive",
+                )
+            })?;
+        let broker = Broker::open(Served {
+            tools: binding.tools.clone(),
+            log: binding.log.clone(),
+            session_id: binding.session_id.clone(),
+            parent_call: options.call_id.clone(),
+            limits: self.limits.clone(),
+            approval: Arc::clone(&self.approval),
+            cancel: options.cancel.clone(),
+        })?;
+        drop(binding);
+        options.env.extend(broker.env());
+        let result = self.inner.execute(code, options).await;
+        // Closed as soon as the run ends: the socket, its folder and every connection.
+        drop(broker);
+        result
+    }
+}
+
+impl CodeExecutor for CodeModeExecutor {
+    fn execute<'a>(
+        &'a self,
+        code: &'a str,
+        options: CodeOptions,
+    ) -> BoxFuture<'a, Result<ShellResult, ServiceError>> {
+        Box::pin(self.run(code, options))
+    }
+}
+
+impl std::fmt::Debug for CodeModeExecutor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeModeExecutor")
+            .field("limits", &self.limits)
+            .field(
+                "bound",
+                &self.binding.get().is_some_and(|w| w.strong_count() > 0),
+            )
+            .finish_non_exhaustive()
+    }
+}

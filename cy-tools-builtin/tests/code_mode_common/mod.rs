@@ -1,0 +1,193 @@
+//! A code-mode session for the tests: a temp workspace, `python3`, the built-in file tools, two
+//! application tools defined here with `#[tool]`, and an in-memory execution log.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cy_tools::memory::MemoryLog;
+use cy_tools::prelude::*;
+use cy_tools::{
+    BoxFuture, CancellationToken, CodeExecutor, Json, Sandbox, SessionIdentity, ToolCall,
+    ToolContext, ToolRegistry, ToolResult, Toolset, execute_recorded,
+};
+use cy_tools_builtin::code_mode::{
+    Approval, ApprovalHook, ApprovalRequest, CodeModeBinding, CodeModeExecutor, CodeModeLimits,
+};
+use cy_tools_builtin::{LocalExecutor, LocalSandbox};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// Word counts.
+#[derive(Serialize)]
+pub struct Tally {
+    words: usize,
+    distinct: usize,
+}
+
+/// Count the words of a text, and the distinct ones, as structured JSON.
+#[tool(read_only, open_world = false)]
+async fn tally(
+    /// The text, words separated by whitespace.
+    text: String,
+) -> Json<Tally> {
+    let mut words: Vec<&str> = text.split_whitespace().collect();
+    let count = words.len();
+    words.sort_unstable();
+    words.dedup();
+    Json(Tally {
+        words: count,
+        distinct: words.len(),
+    })
+}
+
+/// Wait, then answer `done`.
+#[tool(read_only, open_world = false)]
+async fn pause(
+    /// Milliseconds to wait.
+    ms: u64,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    "done".to_string()
+}
+
+/// Denies calls of one tool, with a reason.
+struct DenyTool(&'static str);
+
+impl ApprovalHook for DenyTool {
+    fn approve<'a>(&'a self, request: ApprovalRequest<'a>) -> BoxFuture<'a, Approval> {
+        let deny = request.tool == self.0;
+        Box::pin(async move {
+            if deny {
+                Approval::Deny("writes need a person's approval in this session".into())
+            } else {
+                Approval::Allow
+            }
+        })
+    }
+}
+
+pub const SESSION: &str = "s-code";
+pub const TOOLS: &[&str] = &["execute_code", "read_file", "write_file", "tally", "pause"];
+
+pub struct Harness {
+    dir: tempfile::TempDir,
+    tools: Toolset,
+    pub log: Arc<MemoryLog>,
+    _binding: Option<Arc<CodeModeBinding>>,
+}
+
+enum Mode {
+    Bound(CodeModeLimits, Option<&'static str>),
+    Unbound,
+    Plain,
+}
+
+impl Harness {
+    /// A code-mode session; `deny` names a tool the approval hook refuses.
+    pub fn new(limits: CodeModeLimits, deny: Option<&'static str>) -> Self {
+        Harness::build(Mode::Bound(limits, deny))
+    }
+
+    /// A session whose code-mode executor was never bound.
+    pub fn unbound() -> Self {
+        Harness::build(Mode::Unbound)
+    }
+
+    /// A session with the plain local executor (no code mode).
+    pub fn plain() -> Self {
+        Harness::build(Mode::Plain)
+    }
+
+    fn build(mode: Mode) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let env: Arc<dyn Sandbox> = Arc::new(LocalSandbox::new(dir.path()).unwrap().env());
+        let log = Arc::new(MemoryLog::new());
+        let local = Arc::new(LocalExecutor::new(Arc::clone(&env)));
+        let (executor, code_mode): (Arc<dyn CodeExecutor>, Option<Arc<CodeModeExecutor>>) =
+            match &mode {
+                Mode::Plain => (local, None),
+                Mode::Unbound => {
+                    let cm = Arc::new(CodeModeExecutor::new(local));
+                    (cm.clone(), Some(cm))
+                }
+                Mode::Bound(limits, deny) => {
+                    let mut cm = CodeModeExecutor::new(local).with_limits(limits.clone());
+                    if let Some(tool) = deny {
+                        cm = cm.with_approval(Arc::new(DenyTool(tool)));
+                    }
+                    let cm = Arc::new(cm);
+                    (cm.clone(), Some(cm))
+                }
+            };
+        let context = ToolContext::new(SessionIdentity::root(SESSION, "tenant"))
+            .with_env(env)
+            .with_executor(executor)
+            .with_store(log.clone());
+        let tools = ToolRegistry::linked().unwrap().build(TOOLS, &context);
+        assert_eq!(tools.names(), TOOLS);
+        let binding = match (&mode, code_mode) {
+            (Mode::Bound(..), Some(cm)) => {
+                let binding = Arc::new(CodeModeBinding {
+                    tools: tools.clone(),
+                    log: Some(log.clone()),
+                    session_id: SESSION.to_string(),
+                });
+                cm.bind(&binding).unwrap();
+                Some(binding)
+            }
+            _ => None,
+        };
+        Harness {
+            dir,
+            tools,
+            log,
+            _binding: binding,
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn tools(&self) -> &Toolset {
+        &self.tools
+    }
+
+    /// The model's `execute_code` call `id`, recorded in the log.
+    pub async fn run(&self, id: &str, code: &str) -> ToolResult {
+        execute_recorded(
+            &self.tools,
+            &*self.log,
+            SESSION,
+            None,
+            "execute_code",
+            ToolCall::new(id, json!({ "code": code })),
+            &CancellationToken::new(),
+        )
+        .await
+    }
+
+    /// The model calling `name` directly (not recorded), to compare with what Python got.
+    pub async fn direct(&self, name: &str, arguments: Value) -> ToolResult {
+        self.tools
+            .execute(
+                name,
+                ToolCall::new("direct", arguments),
+                &CancellationToken::new(),
+            )
+            .await
+    }
+}
+
+/// Runs `body` after `import json, os, cy_sdk` and parses what it printed as JSON.
+pub async fn python_json(h: &Harness, body: &str) -> Value {
+    let result = h
+        .run("py", &format!("import json, os, cy_sdk\n{body}"))
+        .await;
+    assert!(!result.is_error, "{}", result.text_content());
+    serde_json::from_str(&result.text_content())
+        .unwrap_or_else(|err| panic!("not JSON ({err}): {}", result.text_content()))
+}
