@@ -316,3 +316,82 @@ impl ExecutionLog for SqliteStore {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use cy_tools::{SessionSpec, ToolResult};
+    use serde_json::json;
+
+    use super::*;
+
+    fn entry(session: &str, call: &str, result: ToolResult) -> LogEntry {
+        LogEntry {
+            session_id: session.to_string(),
+            call_id: call.to_string(),
+            parent_call: Some("d1".to_string()),
+            tool: "read_file".to_string(),
+            arguments: json!({"path": "a.txt", "nested": {"n": [1, 2]}}),
+            result,
+            started_at_ms: 1_764_000_000_000,
+            duration_us: 1234,
+        }
+    }
+
+    #[tokio::test]
+    async fn entries_and_specs_come_back_as_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = SqliteStore::open(dir.path().join("s.db")).unwrap();
+        let ok = entry("p.w-1", "c1", ToolResult::text("fine"));
+        let bad = entry("p.w-1", "c2", ToolResult::error("`path`: no such file"));
+        let other = entry("p", "c3", ToolResult::text("parent"));
+        for e in [&ok, &other, &bad] {
+            store.record(e.clone()).await.unwrap();
+        }
+        assert_eq!(store.entries("p.w-1").await.unwrap(), [ok, bad]);
+        assert_eq!(store.entries("p").await.unwrap(), [other]);
+        assert!(store.entries("nobody").await.unwrap().is_empty());
+
+        let parent = SessionSpec::root("p", "acme", "/w");
+        let mut first = parent.clone();
+        first.identity = parent.identity.child("p.w-1");
+        let mut second = parent.clone();
+        second.identity = parent.identity.child("p.w-2");
+        for spec in [&parent, &second, &first] {
+            store.insert_spec(spec).await.unwrap();
+        }
+        assert_eq!(store.children("p").await.unwrap(), ["p.w-2", "p.w-1"]);
+        assert_eq!(store.load_spec("p.w-1").await.unwrap(), Some(first));
+        let again = store.insert_spec(&parent).await.unwrap_err();
+        assert_eq!(again.kind(), ServiceErrorKind::InvalidInput);
+
+        // The error flag has its own column, for queries that do not decode results.
+        let errors: i64 = store
+            .with_conn("counting errors", |conn| {
+                conn.query_row("SELECT COUNT(*) FROM calls WHERE is_error", [], |r| {
+                    r.get(0)
+                })
+            })
+            .await
+            .unwrap();
+        assert_eq!(errors, 1);
+    }
+
+    #[tokio::test]
+    async fn a_file_that_is_not_a_database_is_refused_with_its_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("notes.txt");
+        std::fs::write(
+            &path,
+            "just some text, long enough to be read as a header ........",
+        )
+        .unwrap();
+        let err = SqliteStore::open(&path).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!(
+                "cannot open the session store `{}`",
+                path.display()
+            )),
+            "{err}"
+        );
+    }
+}
