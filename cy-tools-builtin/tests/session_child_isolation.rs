@@ -412,3 +412,70 @@ fn sessions_signal_each_other_and_talk_to_the_chat() {
         let _: &dyn Chat = &*chat;
     });
 }
+
+cy_tools::capability_set!(FactoryCaps: factory);
+
+#[test]
+fn the_context_factory_is_one_level_shallower_for_each_child_and_absent_at_the_maximum() {
+    runtime().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let (factory, _) = factory(None);
+        let parent = factory
+            .create(
+                spec("p", dir.path())
+                    .with_subagent(SubagentProfile::new("worker", ["write_file", "delegate"]))
+                    .with_max_depth(2),
+            )
+            .await
+            .unwrap();
+        let ctx = cy_tools::Ctx::<FactoryCaps>::new(parent.context()).unwrap();
+        assert_eq!(ctx.factory().remaining_depth(), 2);
+        assert_eq!(ctx.factory().profiles(), ["worker"]);
+        let request = ChildRequest {
+            parent_call: Some("c9".into()),
+            ..ChildRequest::new("worker")
+        };
+        let child = ctx.factory().spawn_child(request).await.unwrap();
+        assert_eq!(child.identity.lineage, ["p"]);
+        assert_eq!(
+            child.tools.names(),
+            ["execute_code", "write_file", "delegate", "workflow"]
+        );
+        let wrote = child
+            .execute(
+                "write_file",
+                call("k1", json!({"path": "a.txt", "content": "x"})),
+                &CancellationToken::new(),
+            )
+            .await;
+        assert!(!wrote.is_error, "{}", wrote.text_content());
+        let logged = factory.log().entries("p.worker-1").await.unwrap();
+        assert_eq!(logged.len(), 1);
+        assert_eq!(logged[0].parent_call.as_deref(), Some("c9"));
+
+        let child = factory.resume("p.worker-1").await.unwrap();
+        let ctx = cy_tools::Ctx::<FactoryCaps>::new(child.context()).unwrap();
+        assert_eq!(ctx.factory().remaining_depth(), 1);
+        let grandchild = ctx
+            .factory()
+            .spawn_child(ChildRequest::new("worker"))
+            .await
+            .unwrap();
+        assert_eq!(grandchild.identity.depth, 2);
+        let deepest = factory
+            .resume(&grandchild.identity.session_id)
+            .await
+            .unwrap();
+        let err = cy_tools::Ctx::<FactoryCaps>::new(deepest.context()).unwrap_err();
+        assert!(
+            err.to_string().contains("needs capability `factory`"),
+            "{err}"
+        );
+        // The grandchild was made inside the child's folder, which is inside the parent's.
+        assert!(
+            dir.path()
+                .join("subagents/worker-1/subagents/worker-1")
+                .is_dir()
+        );
+    });
+}
