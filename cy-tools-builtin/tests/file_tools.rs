@@ -399,6 +399,42 @@ async fn search_text_reports_file_and_line() {
     );
 }
 
+#[tokio::test]
+async fn search_text_keeps_file_order_when_it_stops_early() {
+    let f = fixture();
+    for i in 0..60 {
+        f.put(
+            &format!("d{}/f{i:02}.txt", i % 3),
+            &format!("skip\nneedle {i}\nneedle again {i}\n"),
+        );
+    }
+    let all = f
+        .ok(
+            "search_text",
+            json!({"pattern": "needle", "max_results": 1000}),
+        )
+        .await;
+    assert_eq!(all.lines().count(), 120);
+    let first: Vec<&str> = all.lines().take(5).collect();
+    let page = f
+        .ok(
+            "search_text",
+            json!({"pattern": "needle", "max_results": 5}),
+        )
+        .await;
+    let mut expected = first.join("\n");
+    expected.push_str(
+        "\n[stopped at 5 matches; narrow the pattern or the folder, or raise max_results]",
+    );
+    assert_eq!(page, expected);
+    assert!(
+        all.starts_with(
+            "d0/f00.txt:2: needle 0\nd0/f00.txt:3: needle again 0\nd0/f03.txt:2: needle 3"
+        ),
+        "{all}"
+    );
+}
+
 #[test]
 fn the_file_tools_declare_only_env_and_honest_annotations() {
     let registry = ToolRegistry::linked().unwrap();

@@ -9,7 +9,13 @@ use globset::{GlobBuilder, GlobMatcher};
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder, Sink, SinkMatch};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::confine::{io_error, relative};
 use super::walk::visit;
+
+/// Threads a search uses at most.
+const MAX_THREADS: usize = 4;
 
 /// Longest line returned in a match; longer ones are cut with a marker.
 const MAX_LINE: usize = 500;
@@ -32,56 +38,116 @@ pub(crate) fn search(
             )
         })?;
     let glob = options.glob.as_deref().map(compile_glob).transpose()?;
-    let mut searcher = SearcherBuilder::new()
-        .line_number(true)
-        .binary_detection(BinaryDetection::quit(0))
-        .build();
     let walk_options = WalkOptions {
         respect_gitignore: options.respect_gitignore,
         max_entries: usize::MAX,
         ..WalkOptions::default()
     };
-    let mut result = SearchResult::default();
-    let mut failure = None;
-    visit(dir, path, &walk_options, |entry, parent| {
-        if entry.kind != EntryKind::File {
-            return true;
-        }
-        if let Some(glob) = &glob
-            && !glob.is_match(&entry.path)
-        {
-            return true;
-        }
-        let name = match std::path::Path::new(&entry.path).file_name() {
-            Some(name) => name.to_owned(),
-            None => return true,
-        };
-        // Opened through the folder's handle: a file swapped for a symlink is still refused
-        // if it leads out of the view.
-        let Ok(file) = parent.open(&name) else {
-            return true;
-        };
-        result.files_searched += 1;
-        let mut sink = Collect {
-            path: &entry.path,
-            out: &mut result.matches,
-            limit: options.max_matches,
-        };
-        if let Err(err) = searcher.search_file(&matcher, &file.into_std(), &mut sink) {
-            failure = Some(err);
-            return false;
-        }
-        if result.matches.len() >= options.max_matches {
-            result.truncated = true;
-            return false;
+    let mut files: Vec<String> = Vec::new();
+    visit(dir, path, &walk_options, |entry, _| {
+        let wanted =
+            entry.kind == EntryKind::File && glob.as_ref().is_none_or(|g| g.is_match(&entry.path));
+        if wanted {
+            files.push(entry.path);
         }
         true
     })?;
-    if let Some(err) = failure {
-        return Err(ServiceError::new(
-            ServiceErrorKind::Other,
-            format!("the search stopped: {err}"),
-        ));
+    let rel = relative(path)?;
+    let root = if rel == std::path::Path::new(".") {
+        dir.try_clone()
+    } else {
+        dir.open_dir(&rel)
+    }
+    .map_err(|err| io_error(path, &err))?;
+    search_files(&root, &files, &matcher, options.max_matches)
+}
+
+/// The matches of the file at one index of the walk order.
+type FileMatches = (usize, Vec<SearchMatch>);
+
+/// Searches `files` (paths below `root`, in walk order) on a few threads. Workers take files
+/// in increasing order and stop taking new ones once enough matches are found, so the files
+/// searched are always a prefix of the list and the first `max_matches` matches in file order
+/// are exactly what a single-threaded search would return.
+fn search_files(
+    root: &Dir,
+    files: &[String],
+    matcher: &grep_regex::RegexMatcher,
+    max_matches: usize,
+) -> Result<SearchResult, ServiceError> {
+    let next = AtomicUsize::new(0);
+    let found = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .clamp(1, MAX_THREADS)
+        .min(files.len().max(1));
+    let per_worker: Vec<Result<Vec<FileMatches>, ServiceError>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut searcher = SearcherBuilder::new()
+                        .line_number(true)
+                        .binary_detection(BinaryDetection::quit(0))
+                        .build();
+                    let mut done = Vec::new();
+                    while found.load(Ordering::Relaxed) < max_matches {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(file_path) = files.get(i) else {
+                            break;
+                        };
+                        // Opened beneath the root's handle: a file swapped for a symlink is
+                        // still refused if it leads out of the view.
+                        let Ok(file) = root.open(file_path) else {
+                            continue;
+                        };
+                        let mut matches = Vec::new();
+                        let mut sink = Collect {
+                            path: file_path,
+                            out: &mut matches,
+                            limit: max_matches,
+                        };
+                        searcher
+                            .search_file(matcher, &file.into_std(), &mut sink)
+                            .map_err(|err| {
+                                ServiceError::new(
+                                    ServiceErrorKind::Other,
+                                    format!("the search stopped at `{file_path}`: {err}"),
+                                )
+                            })?;
+                        found.fetch_add(matches.len(), Ordering::Relaxed);
+                        done.push((i, matches));
+                    }
+                    Ok(done)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    Err(ServiceError::new(
+                        ServiceErrorKind::Other,
+                        "the search failed unexpectedly; try a narrower folder or pattern",
+                    ))
+                })
+            })
+            .collect()
+    });
+    let mut searched: Vec<FileMatches> = Vec::new();
+    for worker in per_worker {
+        searched.extend(worker?);
+    }
+    searched.sort_by_key(|(i, _)| *i);
+    let mut result = SearchResult {
+        files_searched: searched.len() as u64,
+        ..SearchResult::default()
+    };
+    for (_, matches) in searched {
+        result.matches.extend(matches);
+    }
+    if result.matches.len() >= max_matches {
+        result.matches.truncate(max_matches);
+        result.truncated = true;
     }
     Ok(result)
 }
