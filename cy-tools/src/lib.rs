@@ -105,7 +105,7 @@ pub use schema::Schema;
 pub use services::{
     Chat, ChatMessage, ChildRequest, ChildSession, CodeExecutor, CodeOptions, Coordinator,
     DirEntryInfo, EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo, ProcessOutput,
-    ProcessTable, Sandbox, SearchMatch, SearchOptions, SearchResult, ServiceError,
+    ProcessTable, Sandbox, SdkCalls, SearchMatch, SearchOptions, SearchResult, ServiceError,
     ServiceErrorKind, SessionFactory, ShellResult, WalkOptions, WalkResult,
 };
 pub use tokio_util::sync::CancellationToken;

@@ -3,37 +3,20 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cy_tools::{
-    CancellationToken, ExecutionLog, ServiceError, ServiceErrorKind, ToolCall, Toolset,
-    execute_recorded,
-};
-use serde_json::{Value, json};
+use cy_tools::{SdkCalls, ServiceError, ServiceErrorKind};
+use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{UnixListener, UnixStream};
 use tokio::task::{JoinHandle, JoinSet};
 
-use super::approval::{Approval, ApprovalHook, ApprovalRequest};
-use super::limits::CodeModeLimits;
-use super::protocol::{self, Request};
+use super::protocol;
 use super::{CY_SDK_PY, SOCKET_VAR, TOKEN_VAR};
 
-/// What one execution's channel serves: the session's tools, log and rules.
-pub(super) struct Served {
-    pub tools: Toolset,
-    pub log: Option<Arc<dyn ExecutionLog>>,
-    pub session_id: String,
-    pub parent_call: Option<String>,
-    pub limits: CodeModeLimits,
-    pub approval: Arc<dyn ApprovalHook>,
-    pub cancel: CancellationToken,
-}
-
 struct State {
-    served: Served,
+    calls: Arc<dyn SdkCalls>,
     token: String,
-    calls: AtomicUsize,
+    max_line: usize,
 }
 
 /// The SDK channel of one execution: a Unix socket in a private folder (mode `0700`) with the
@@ -47,8 +30,9 @@ pub(crate) struct Broker {
 }
 
 impl Broker {
-    /// Opens the channel and starts serving it.
-    pub(super) fn open(served: Served) -> Result<Broker, ServiceError> {
+    /// Opens the channel and starts serving it: requests whose token matches go to `calls`;
+    /// request lines over `max_line` bytes are refused.
+    pub(crate) fn open(calls: Arc<dyn SdkCalls>, max_line: usize) -> Result<Broker, ServiceError> {
         let token = random_hex(16)?;
         let dir = std::env::temp_dir().join(format!("cy-sdk-{}", random_hex(8)?));
         std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
@@ -68,9 +52,9 @@ impl Broker {
             }
         };
         let state = Arc::new(State {
-            served,
+            calls,
             token: token.clone(),
-            calls: AtomicUsize::new(0),
+            max_line,
         });
         let task = tokio::spawn(accept(listener, state));
         Ok(Broker {
@@ -82,7 +66,7 @@ impl Broker {
     }
 
     /// The variables the code needs: the socket, the token, and `PYTHONPATH` for `cy_sdk`.
-    pub(super) fn env(&self) -> Vec<(String, String)> {
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
         vec![
             (
                 SOCKET_VAR.to_string(),
@@ -126,7 +110,7 @@ async fn accept(listener: UnixListener, state: Arc<State>) {
 async fn serve(stream: UnixStream, state: Arc<State>) {
     let (read, mut write) = stream.into_split();
     let mut reader = BufReader::new(read);
-    let max = state.served.limits.max_payload_bytes;
+    let max = state.max_line;
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -169,131 +153,25 @@ async fn skip_line(reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>) -> b
 }
 
 async fn handle(state: &State, line: &[u8]) -> Value {
-    let request: Request = match serde_json::from_slice(line) {
-        Ok(request) => request,
-        Err(err) => {
-            return protocol::error(format!(
-                "the request is not valid JSON of the form {{\"token\", \"tool\", \"arguments\"}}: {err}"
-            ));
+    let mut request: Value = match serde_json::from_slice(line) {
+        Ok(request @ Value::Object(_)) => request,
+        Ok(_) | Err(_) => {
+            return protocol::error(
+                "the request is not a JSON object of the form {\"token\", \"tool\", \"arguments\"} on one line",
+            );
         }
     };
-    if !same(request.token.as_bytes(), state.token.as_bytes()) {
+    let token = request
+        .as_object_mut()
+        .and_then(|o| o.remove("token"))
+        .unwrap_or(Value::Null);
+    let token = token.as_str().unwrap_or_default();
+    if !same(token.as_bytes(), state.token.as_bytes()) {
         return protocol::error(
             "the SDK token is not valid for this execution: use the `CY_SDK_TOKEN` the run was started with (a token serves one execution only)",
         );
     }
-    let served = &state.served;
-    if request.op.as_deref() == Some("tools") {
-        return protocol::ok(json!(callable(served)));
-    }
-    let Some(tool) = request.tool else {
-        return protocol::error(
-            "the request names no `tool`: send {\"tool\": name, \"arguments\": {...}}, or {\"op\": \"tools\"} to list them",
-        );
-    };
-    if tool == "execute_code" && !served.limits.allow_nesting {
-        return protocol::error(
-            "`execute_code` cannot be called from code that `execute_code` runs: this session does not allow nesting; do the work in this program instead",
-        );
-    }
-    if served.tools.get(&tool).is_none() {
-        return protocol::error(format!(
-            "tool `{tool}` is not in this session's toolset; the tools this code may call are {}",
-            list(&callable(served))
-        ));
-    }
-    let n = state.calls.fetch_add(1, Ordering::SeqCst);
-    if n >= served.limits.max_calls {
-        return protocol::error(format!(
-            "this execution has made the {} tool calls it may make; do more per call, or split the work over several `execute_code` runs",
-            served.limits.max_calls
-        ));
-    }
-    let arguments = request.arguments.unwrap_or_else(|| json!({}));
-    let cancel = served.cancel.child_token();
-    let timeout = served.limits.call_timeout;
-    let run = run_call(served, &tool, arguments, n, &cancel);
-    let reply = match tokio::time::timeout(timeout, run).await {
-        Ok(reply) => reply,
-        Err(_) => {
-            cancel.cancel();
-            protocol::error(format!(
-                "the call to `{tool}` took longer than the per-call limit of {} ms and was stopped; ask for less in one call",
-                timeout.as_millis()
-            ))
-        }
-    };
-    let size = reply.to_string().len();
-    if size > served.limits.max_payload_bytes {
-        return protocol::error(format!(
-            "the result of `{tool}` is {size} bytes, over the SDK channel's limit of {} bytes; ask for less in one call (a range, a limit), or have the tool write to a file",
-            served.limits.max_payload_bytes
-        ));
-    }
-    reply
-}
-
-async fn run_call(
-    served: &Served,
-    tool: &str,
-    arguments: Value,
-    n: usize,
-    cancel: &CancellationToken,
-) -> Value {
-    let approval = served
-        .approval
-        .approve(ApprovalRequest {
-            session_id: &served.session_id,
-            parent_call: served.parent_call.as_deref(),
-            tool,
-            arguments: &arguments,
-        })
-        .await;
-    if let Approval::Deny(reason) = approval {
-        return protocol::error(format!("the call to `{tool}` was denied: {reason}"));
-    }
-    let id = match &served.parent_call {
-        Some(parent) => format!("{parent}/sdk-{}", n + 1),
-        None => format!("sdk-{}", n + 1),
-    };
-    let call = ToolCall::new(id, arguments);
-    let result = match &served.log {
-        Some(log) => {
-            execute_recorded(
-                &served.tools,
-                &**log,
-                &served.session_id,
-                served.parent_call.as_deref(),
-                tool,
-                call,
-                cancel,
-            )
-            .await
-        }
-        None => served.tools.execute(tool, call, cancel).await,
-    };
-    protocol::from_result(&result)
-}
-
-/// The tools the code may call: the session's, less `execute_code` unless nesting is allowed.
-fn callable(served: &Served) -> Vec<&str> {
-    served
-        .tools
-        .names()
-        .into_iter()
-        .filter(|name| *name != "execute_code" || served.limits.allow_nesting)
-        .collect()
-}
-
-fn list(names: &[&str]) -> String {
-    if names.is_empty() {
-        return "none".to_string();
-    }
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    state.calls.call(request).await
 }
 
 /// Compares without stopping at the first difference, so timing does not reveal the token.

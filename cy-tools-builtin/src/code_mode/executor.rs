@@ -8,7 +8,8 @@ use cy_tools::{
 };
 
 use super::approval::{AllowAll, ApprovalHook};
-use super::broker::{Broker, Served};
+use super::broker::Broker;
+use super::dispatch::{Dispatcher, Served};
 use super::limits::CodeModeLimits;
 
 /// What code-mode calls run against: the session's bound toolset, its execution log (if any)
@@ -26,9 +27,12 @@ pub struct CodeModeBinding {
     pub session_id: String,
 }
 
-/// Wraps an executor that runs code on this host (a
-/// [`LocalExecutor`](crate::executor::LocalExecutor)) so that each run gets a private SDK
-/// channel to the session's tools: `import cy_sdk; cy_sdk.call("read_file", path="a.txt")`.
+/// Wraps a code executor so that each run gets a private SDK channel to the session's tools:
+/// `import cy_sdk; cy_sdk.call("read_file", path="a.txt")`. Around a
+/// [`LocalExecutor`](crate::executor::LocalExecutor) the socket is opened here and passed in the
+/// run's environment; around an executor that [relays SDK
+/// calls](CodeExecutor::relays_sdk_calls) (a [`RemoteExecutor`](crate::executor::RemoteExecutor))
+/// the calls come back over its connection. Either way they are answered here.
 ///
 /// Build the session's context with this executor, build the toolset, then
 /// [`bind`](Self::bind) it:
@@ -118,7 +122,7 @@ impl CodeModeExecutor {
                     "code mode has no session to call back into: bind the executor with `CodeModeExecutor::bind` after building the toolset, and keep the `CodeModeBinding` alive",
                 )
             })?;
-        let broker = Broker::open(Served {
+        let dispatcher = Arc::new(Dispatcher::new(Served {
             tools: binding.tools.clone(),
             log: binding.log.clone(),
             session_id: binding.session_id.clone(),
@@ -126,8 +130,14 @@ impl CodeModeExecutor {
             limits: self.limits.clone(),
             approval: Arc::clone(&self.approval),
             cancel: options.cancel.clone(),
-        })?;
+        }));
         drop(binding);
+        if self.inner.relays_sdk_calls() {
+            // The code runs on another host; its executor relays the calls back here.
+            options.sdk = Some(dispatcher);
+            return self.inner.execute(code, options).await;
+        }
+        let broker = Broker::open(dispatcher, self.limits.max_payload_bytes)?;
         options.env.extend(broker.env());
         let result = self.inner.execute(code, options).await;
         // Closed as soon as the run ends: the socket, its folder and every connection.

@@ -22,12 +22,15 @@
 //! print(cy_sdk.tools())                             # the tools that may be called
 //! ```
 //!
-//! The channel is opened on this host, so it serves executors that run the code here (the
-//! [`LocalExecutor`](crate::executor::LocalExecutor)); relaying calls from a remote sandbox host
-//! through the control server is not built yet.
-
+//! With a [`LocalExecutor`](crate::executor::LocalExecutor) the socket is opened on this host.
+//! With a [`RemoteExecutor`](crate::executor::RemoteExecutor) the control server opens it next to
+//! the code and relays each request back over the connection carrying the run (an HTTP upgrade
+//! to `cy-sdk/1`, see `control_server`), so the tools still run here, under the session's
+//! context, approval hook, limits and log.
+//!
 mod approval;
-mod broker;
+pub(crate) mod broker;
+mod dispatch;
 mod executor;
 mod limits;
 mod protocol;

@@ -8,11 +8,9 @@ use cy_tools::{Content, ToolResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-/// One request line.
+/// One request, its token already checked and removed.
 #[derive(Debug, Deserialize)]
 pub(super) struct Request {
-    #[serde(default)]
-    pub token: String,
     #[serde(default)]
     pub tool: Option<String>,
     #[serde(default)]

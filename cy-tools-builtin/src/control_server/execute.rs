@@ -170,7 +170,10 @@ pub(super) async fn health() -> Response {
 }
 
 /// The session's workspace and an executor on it.
-fn workspace(state: &ServerState, session_id: &str) -> Result<LocalExecutor, ServiceError> {
+pub(super) fn workspace(
+    state: &ServerState,
+    session_id: &str,
+) -> Result<LocalExecutor, ServiceError> {
     let sandbox = LocalSandbox::new(state.root.join(session_id)).map_err(|err| {
         ServiceError::new(
             ServiceErrorKind::Unavailable,
@@ -205,7 +208,11 @@ impl Drop for RunLog {
     }
 }
 
-fn refuse(status: StatusCode, kind: ServiceErrorKind, message: impl Into<String>) -> Response {
+pub(super) fn refuse(
+    status: StatusCode,
+    kind: ServiceErrorKind,
+    message: impl Into<String>,
+) -> Response {
     let error = ServiceError::new(kind, message);
     json(status, &ErrorReply::from_error(&error))
 }

@@ -2,7 +2,9 @@
 //!
 //! `cy-tools control-server --bind 127.0.0.1:8700 --root /srv/cy` serves
 //! `POST /v1/sessions/{session_id}/execute` (the protocol is in [`wire`]), and
-//! `GET /v1/health` (no token; answers `200 {"status":"ok"}`) for readiness probes. Each
+//! `GET /v1/health` (no token; answers `200 {"status":"ok"}`) for readiness probes, and
+//! `GET /v1/sessions/{session_id}/code-mode`, an upgrade on which a code-mode run's SDK calls
+//! are relayed back to the runtime (see [`crate::code_mode`]). Each
 //! session id gets its own workspace folder, `<root>/<session_id>`, created on first use; the
 //! code runs there with a [`LocalExecutor`], so with the local sandbox's clean environment,
 //! output caps, timeout and process-group kill. Several servers can run on different machines; a session's
@@ -30,6 +32,7 @@
 //! [`wire`]: crate::executor::wire
 
 mod auth;
+mod code_mode;
 mod execute;
 
 use std::io;
@@ -44,6 +47,7 @@ use tokio::sync::Semaphore;
 
 use crate::executor::{DEFAULT_COMMAND, RunLimits};
 use auth::Token;
+pub(crate) use code_mode::read_line;
 use execute::{ServerState, execute, health};
 
 /// The environment variable the token is read from unless the config names another.
@@ -231,6 +235,10 @@ impl ControlServer {
         );
         let router = Router::new()
             .route("/v1/sessions/{session_id}/execute", post(execute))
+            .route(
+                "/v1/sessions/{session_id}/code-mode",
+                get(code_mode::code_mode),
+            )
             .route("/v1/health", get(health))
             .with_state(self.state);
         axum::serve(

@@ -1,18 +1,27 @@
 //! `RemoteExecutor`: sends the code to a control server, which runs it in its own sandbox.
 
 use std::pin::pin;
+use std::sync::Arc;
 use std::time::Duration;
 
-use cy_tools::{BoxFuture, CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind, ShellResult};
+use cy_tools::{
+    BoxFuture, CodeExecutor, CodeOptions, SdkCalls, ServiceError, ServiceErrorKind, ShellResult,
+};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;
-use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
+use hyper::header::{AUTHORIZATION, CONNECTION, CONTENT_TYPE, HOST, UPGRADE};
 use hyper::{Request, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+
+use crate::control_server::read_line;
 
 use super::local::CANCELLED;
-use super::wire::{ErrorReply, ExecuteRequest, check_session_id, execute_path};
+use super::wire::{
+    CODE_MODE_PROTOCOL, ErrorReply, ExecuteRequest, check_session_id, code_mode_path, execute_path,
+};
 
 /// Runs code on a control server (`cy-tools control-server`), in the workspace the server keeps
 /// for this session id.
@@ -42,6 +51,7 @@ pub struct RemoteExecutor {
     port: u16,
     authority: String,
     path: String,
+    code_mode_path: String,
     token: String,
     connect_timeout: Duration,
     reply_margin: Duration,
@@ -91,6 +101,7 @@ impl RemoteExecutor {
             port: authority.port_u16().unwrap_or(80),
             authority: authority.to_string(),
             path: execute_path(session_id),
+            code_mode_path: code_mode_path(session_id),
             token: token.into(),
             connect_timeout: Duration::from_secs(5),
             reply_margin: Duration::from_secs(15),
@@ -129,6 +140,7 @@ impl RemoteExecutor {
 
     async fn run(&self, code: &str, options: CodeOptions) -> Result<ShellResult, ServiceError> {
         let timeout = options.timeout.unwrap_or(self.default_timeout);
+        let sdk = options.sdk.clone();
         let body = serde_json::to_vec(&ExecuteRequest {
             code: code.to_string(),
             filename: options.filename,
@@ -148,7 +160,12 @@ impl RemoteExecutor {
             () = options.cancel.cancelled() => {
                 Err(ServiceError::new(ServiceErrorKind::Other, CANCELLED))
             }
-            answer = tokio::time::timeout(wait, self.exchange(body)) => match answer {
+            answer = tokio::time::timeout(wait, async {
+                match sdk {
+                    Some(sdk) => self.exchange_code_mode(body, sdk).await,
+                    None => self.exchange(body).await,
+                }
+            }) => match answer {
                 Ok(answer) => answer,
                 Err(_) => Err(ServiceError::new(
                     ServiceErrorKind::TimedOut,
@@ -223,6 +240,107 @@ impl RemoteExecutor {
             }
         };
         self.interpret(status, &bytes)
+    }
+
+    /// A code-mode run: an upgrade to [`CODE_MODE_PROTOCOL`] on a fresh connection, the request
+    /// as the first line, then the server's `call` lines answered by `sdk` (here, in the
+    /// runtime) until its `done` or `refused` line.
+    async fn exchange_code_mode(
+        &self,
+        mut body: Vec<u8>,
+        sdk: Arc<dyn SdkCalls>,
+    ) -> Result<ShellResult, ServiceError> {
+        let stream = self.connect().await?;
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|err| self.lost(&err))?;
+        tokio::spawn(connection.with_upgrades());
+        let request = Request::get(self.code_mode_path.as_str())
+            .header(HOST, self.authority.as_str())
+            .header(AUTHORIZATION, format!("Bearer {}", self.token))
+            .header(CONNECTION, "upgrade")
+            .header(UPGRADE, CODE_MODE_PROTOCOL)
+            .body(Full::new(Bytes::new()))
+            .map_err(|err| {
+                ServiceError::new(
+                    ServiceErrorKind::InvalidInput,
+                    format!("could not build the request to {}: {err}", self.endpoint),
+                )
+            })?;
+        let response = sender
+            .send_request(request)
+            .await
+            .map_err(|err| self.lost(&err))?;
+        if response.status() != StatusCode::SWITCHING_PROTOCOLS {
+            let status = response.status();
+            let bytes = Limited::new(response.into_body(), self.max_reply_bytes)
+                .collect()
+                .await
+                .map_err(|err| self.lost(&*err))?
+                .to_bytes();
+            return self.interpret(status, &bytes);
+        }
+        let upgraded = hyper::upgrade::on(response)
+            .await
+            .map_err(|err| self.lost(&err))?;
+        let (read, mut write) = tokio::io::split(TokioIo::new(upgraded));
+        let mut reader = BufReader::new(read);
+        body.push(b'\n');
+        write
+            .write_all(&body)
+            .await
+            .map_err(|err| self.lost(&err))?;
+        let (replies, mut outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
+        loop {
+            tokio::select! {
+                line = read_line(&mut reader, self.max_reply_bytes) => {
+                    let Some(line) = line else {
+                        return Err(self.lost(&std::io::Error::other("the connection closed before the run's result")));
+                    };
+                    let message: serde_json::Value = serde_json::from_slice(&line).map_err(|err| self.lost(&err))?;
+                    if let Some(call) = message.get("call") {
+                        let id = call["id"].clone();
+                        let request = call["request"].clone();
+                        let sdk = Arc::clone(&sdk);
+                        let replies = replies.clone();
+                        // Calls from several connections of the code may be in flight at once.
+                        tokio::spawn(async move {
+                            let response = sdk.call(request).await;
+                            let mut line = serde_json::to_vec(&serde_json::json!({"reply": {"id": id, "response": response}})).unwrap_or_default();
+                            line.push(b'\n');
+                            let _ = replies.send(line);
+                        });
+                    } else if let Some(done) = message.get("done") {
+                        return serde_json::from_value::<ShellResult>(done.clone()).map_err(|err| self.lost(&err));
+                    } else if let Some(refused) = message.get("refused") {
+                        return Err(serde_json::from_value::<ErrorReply>(refused.clone()).map_err(|err| self.lost(&err))?.into_error());
+                    }
+                }
+                Some(line) = outgoing.recv() => {
+                    write.write_all(&line).await.map_err(|err| self.lost(&err))?;
+                }
+            }
+        }
+    }
+
+    async fn connect(&self) -> Result<TcpStream, ServiceError> {
+        let stream = match tokio::time::timeout(
+            self.connect_timeout,
+            TcpStream::connect((self.host.as_str(), self.port)),
+        )
+        .await
+        {
+            Ok(Ok(stream)) => stream,
+            Ok(Err(err)) => return Err(self.unreachable(&err.to_string())),
+            Err(_) => {
+                return Err(self.unreachable(&format!(
+                    "no connection within {} ms",
+                    self.connect_timeout.as_millis()
+                )));
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        Ok(stream)
     }
 
     fn interpret(&self, status: StatusCode, bytes: &[u8]) -> Result<ShellResult, ServiceError> {
@@ -318,6 +436,12 @@ impl CodeExecutor for RemoteExecutor {
         options: CodeOptions,
     ) -> BoxFuture<'a, Result<ShellResult, ServiceError>> {
         Box::pin(self.run(code, options))
+    }
+
+    /// The control server opens the SDK socket next to the code and relays each call back
+    /// over the connection carrying the run.
+    fn relays_sdk_calls(&self) -> bool {
+        true
     }
 }
 

@@ -24,6 +24,14 @@ pub(crate) fn execute_path(session_id: &str) -> String {
     format!("/v1/sessions/{session_id}/execute")
 }
 
+/// The path of the code-mode endpoint for `session_id` (an upgrade to [`CODE_MODE_PROTOCOL`]).
+pub(crate) fn code_mode_path(session_id: &str) -> String {
+    format!("/v1/sessions/{session_id}/code-mode")
+}
+
+/// The `Upgrade` protocol of the code-mode endpoint.
+pub(crate) const CODE_MODE_PROTOCOL: &str = "cy-sdk/1";
+
 /// Longest session id the control server accepts.
 pub(crate) const MAX_SESSION_ID_LEN: usize = 128;
 

@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+pub mod cases;
+pub mod limit_cases;
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,6 +19,8 @@ use cy_tools::{
 use cy_tools_builtin::code_mode::{
     Approval, ApprovalHook, ApprovalRequest, CodeModeBinding, CodeModeExecutor, CodeModeLimits,
 };
+use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
+use cy_tools_builtin::executor::RemoteExecutor;
 use cy_tools_builtin::{LocalExecutor, LocalSandbox};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -74,13 +79,27 @@ pub const TOOLS: &[&str] = &["execute_code", "read_file", "write_file", "tally",
 
 pub struct Harness {
     dir: tempfile::TempDir,
+    workspace: std::path::PathBuf,
     tools: Toolset,
     pub log: Arc<MemoryLog>,
     _binding: Option<Arc<CodeModeBinding>>,
 }
 
+/// Where the code runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Backend {
+    /// A `LocalExecutor` on the session's sandbox.
+    Local,
+    /// A `RemoteExecutor` to a control server on loopback whose workspace for the session is the
+    /// runtime's sandbox folder (so the file tools and the code see the same files).
+    Remote,
+}
+
+const SERVER_TOKEN: &str = "code-mode-test-token-0123456789";
+
 enum Mode {
     Bound(CodeModeLimits, Option<&'static str>),
+    Remote(CodeModeLimits, Option<&'static str>),
     Unbound,
     Plain,
 }
@@ -88,24 +107,64 @@ enum Mode {
 impl Harness {
     /// A code-mode session; `deny` names a tool the approval hook refuses.
     pub fn new(limits: CodeModeLimits, deny: Option<&'static str>) -> Self {
-        Harness::build(Mode::Bound(limits, deny))
+        Harness::build(Mode::Bound(limits, deny), None)
+    }
+
+    /// A code-mode session on `backend`; `deny` names a tool the approval hook refuses.
+    pub async fn start(
+        backend: Backend,
+        limits: CodeModeLimits,
+        deny: Option<&'static str>,
+    ) -> Self {
+        match backend {
+            Backend::Local => Harness::build(Mode::Bound(limits, deny), None),
+            Backend::Remote => {
+                let root = tempfile::tempdir().unwrap();
+                let config = ControlServerConfig {
+                    token: Some(SERVER_TOKEN.into()),
+                    ..ControlServerConfig::new("127.0.0.1:0".parse().unwrap(), root.path())
+                };
+                let server = ControlServer::bind(config).await.unwrap();
+                let addr = server.local_addr().unwrap();
+                tokio::spawn(server.run());
+                let remote =
+                    RemoteExecutor::new(&format!("http://{addr}"), SESSION, SERVER_TOKEN).unwrap();
+                Harness::build(Mode::Remote(limits, deny), Some((root, remote)))
+            }
+        }
     }
 
     /// A session whose code-mode executor was never bound.
     pub fn unbound() -> Self {
-        Harness::build(Mode::Unbound)
+        Harness::build(Mode::Unbound, None)
     }
 
     /// A session with the plain local executor (no code mode).
     pub fn plain() -> Self {
-        Harness::build(Mode::Plain)
+        Harness::build(Mode::Plain, None)
     }
 
-    fn build(mode: Mode) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let env: Arc<dyn Sandbox> = Arc::new(LocalSandbox::new(dir.path()).unwrap().env());
+    fn build(mode: Mode, remote: Option<(tempfile::TempDir, RemoteExecutor)>) -> Self {
+        let (dir, workspace, inner) = match remote {
+            Some((dir, remote)) => {
+                let workspace = dir.path().join(SESSION);
+                (
+                    dir,
+                    workspace,
+                    Some(Arc::new(remote) as Arc<dyn CodeExecutor>),
+                )
+            }
+            None => {
+                let dir = tempfile::tempdir().unwrap();
+                let workspace = dir.path().to_path_buf();
+                (dir, workspace, None)
+            }
+        };
+        std::fs::create_dir_all(&workspace).unwrap();
+        let env: Arc<dyn Sandbox> = Arc::new(LocalSandbox::new(&workspace).unwrap().env());
         let log = Arc::new(MemoryLog::new());
-        let local = Arc::new(LocalExecutor::new(Arc::clone(&env)));
+        let local: Arc<dyn CodeExecutor> =
+            inner.unwrap_or_else(|| Arc::new(LocalExecutor::new(Arc::clone(&env))));
         let (executor, code_mode): (Arc<dyn CodeExecutor>, Option<Arc<CodeModeExecutor>>) =
             match &mode {
                 Mode::Plain => (local, None),
@@ -113,7 +172,7 @@ impl Harness {
                     let cm = Arc::new(CodeModeExecutor::new(local));
                     (cm.clone(), Some(cm))
                 }
-                Mode::Bound(limits, deny) => {
+                Mode::Bound(limits, deny) | Mode::Remote(limits, deny) => {
                     let mut cm = CodeModeExecutor::new(local).with_limits(limits.clone());
                     if let Some(tool) = deny {
                         cm = cm.with_approval(Arc::new(DenyTool(tool)));
@@ -129,7 +188,7 @@ impl Harness {
         let tools = ToolRegistry::linked().unwrap().build(TOOLS, &context);
         assert_eq!(tools.names(), TOOLS);
         let binding = match (&mode, code_mode) {
-            (Mode::Bound(..), Some(cm)) => {
+            (Mode::Bound(..) | Mode::Remote(..), Some(cm)) => {
                 let binding = Arc::new(CodeModeBinding {
                     tools: tools.clone(),
                     log: Some(log.clone()),
@@ -142,14 +201,16 @@ impl Harness {
         };
         Harness {
             dir,
+            workspace,
             tools,
             log,
             _binding: binding,
         }
     }
 
+    /// The session's workspace folder (the server's folder for the session, on `Remote`).
     pub fn root(&self) -> &Path {
-        self.dir.path()
+        &self.workspace
     }
 
     pub fn tools(&self) -> &Toolset {

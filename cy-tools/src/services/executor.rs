@@ -34,8 +34,17 @@ impl ShellResult {
     }
 }
 
+/// Answers the calls that code run in code mode makes back into its session (the `cy_sdk`
+/// requests, without their token): `{"tool", "arguments"}` or `{"op": "tools"}`, answered
+/// `{"ok": ...}` or `{"error": "..."}`. An executor that runs the code elsewhere relays each
+/// request here, so the tools still run in the runtime, under its context.
+pub trait SdkCalls: Send + Sync {
+    /// Answers one request.
+    fn call(&self, request: serde_json::Value) -> BoxFuture<'_, serde_json::Value>;
+}
+
 /// Options for one [`CodeExecutor::execute`] call.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct CodeOptions {
     /// File name the code is written to, relative to the workspace (`main.py` by default).
     pub filename: String,
@@ -49,6 +58,22 @@ pub struct CodeOptions {
     /// The id of the tool call that asked for this run, when there is one: calls the code makes
     /// back into the session are recorded under it.
     pub call_id: Option<String>,
+    /// Where an executor that [relays SDK calls](CodeExecutor::relays_sdk_calls) sends them;
+    /// `None` when code mode is off.
+    pub sdk: Option<std::sync::Arc<dyn SdkCalls>>,
+}
+
+impl std::fmt::Debug for CodeOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeOptions")
+            .field("filename", &self.filename)
+            .field("timeout", &self.timeout)
+            .field("cancel", &self.cancel)
+            .field("env", &self.env)
+            .field("call_id", &self.call_id)
+            .field("sdk", &self.sdk.is_some())
+            .finish()
+    }
 }
 
 impl Default for CodeOptions {
@@ -59,6 +84,7 @@ impl Default for CodeOptions {
             cancel: CancellationToken::new(),
             env: Vec::new(),
             call_id: None,
+            sdk: None,
         }
     }
 }
@@ -74,4 +100,10 @@ pub trait CodeExecutor: Send + Sync {
         code: &'a str,
         options: CodeOptions,
     ) -> BoxFuture<'a, Result<ShellResult, ServiceError>>;
+
+    /// Whether this executor runs the code on another host and relays its SDK calls to
+    /// [`CodeOptions::sdk`] itself (code mode then opens no socket here). `false` by default.
+    fn relays_sdk_calls(&self) -> bool {
+        false
+    }
 }

@@ -17,7 +17,7 @@ mod sandbox;
 pub use chat::{Chat, ChatMessage};
 pub use coordinator::Coordinator;
 pub use error::{ServiceError, ServiceErrorKind};
-pub use executor::{CodeExecutor, CodeOptions, ShellResult};
+pub use executor::{CodeExecutor, CodeOptions, SdkCalls, ShellResult};
 pub use factory::{ChildOutcome, ChildRequest, ChildSession, SessionFactory};
 pub use fs_types::{
     DirEntryInfo, EntryKind, SearchMatch, SearchOptions, SearchResult, WalkOptions, WalkResult,
