@@ -103,3 +103,11 @@ async fn an_unbound_executor_says_how_to_bind_it() {
         "code mode has no session to call back into: bind the executor with `CodeModeExecutor::bind` after building the toolset, and keep the `CodeModeBinding` alive"
     );
 }
+
+#[tokio::test]
+async fn cancelling_the_run_stops_it_and_its_nested_call() {
+    cases::cancelling_the_run_stops_it_and_its_nested_call(
+        Harness::start(Backend::Local, CodeModeLimits::default(), None).await,
+    )
+    .await;
+}

@@ -126,3 +126,45 @@ async fn a_call_past_the_per_call_timeout_is_stopped() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn cancelling_the_run_stops_it_and_its_nested_call() {
+    cases::cancelling_the_run_stops_it_and_its_nested_call(
+        Harness::start(Backend::Remote, CodeModeLimits::default(), None).await,
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn a_wrong_server_token_is_refused_before_anything_runs() {
+    use cy_tools::{CodeExecutor, CodeOptions};
+    use cy_tools_builtin::code_mode::{CodeModeBinding, CodeModeExecutor};
+    use cy_tools_builtin::executor::RemoteExecutor;
+
+    let h = Harness::start(Backend::Remote, CodeModeLimits::default(), None).await;
+    let addr = h.server.unwrap();
+    let remote = RemoteExecutor::new(
+        &format!("http://{addr}"),
+        "s-code",
+        "not-the-token-0123456789",
+    )
+    .unwrap();
+    let executor = CodeModeExecutor::new(Arc::new(remote));
+    let binding = Arc::new(CodeModeBinding {
+        tools: h.tools().clone(),
+        log: None,
+        session_id: "s-code".into(),
+    });
+    executor.bind(&binding).unwrap();
+    let err = executor
+        .execute("open('ran', 'w')", CodeOptions::default())
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "the control server at http://{addr} answered 401 Unauthorized: missing or wrong bearer token; send `Authorization: Bearer <token>` with the token the server was started with (its `CY_CONTROL_TOKEN`)"
+        )
+    );
+    assert!(!h.root().join("ran").exists());
+}

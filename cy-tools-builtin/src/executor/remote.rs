@@ -15,6 +15,7 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
+use tokio::task::JoinSet;
 
 use crate::control_server::read_line;
 
@@ -291,6 +292,7 @@ impl RemoteExecutor {
             .await
             .map_err(|err| self.lost(&err))?;
         let (replies, mut outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
+        let mut calls = JoinSet::new();
         loop {
             tokio::select! {
                 line = read_line(&mut reader, self.max_reply_bytes) => {
@@ -303,8 +305,9 @@ impl RemoteExecutor {
                         let request = call["request"].clone();
                         let sdk = Arc::clone(&sdk);
                         let replies = replies.clone();
-                        // Calls from several connections of the code may be in flight at once.
-                        tokio::spawn(async move {
+                        // Calls from several connections of the code may be in flight at once;
+                        // in a `JoinSet`, so leaving this exchange (cancelled, timed out) stops them.
+                        calls.spawn(async move {
                             let response = sdk.call(request).await;
                             let mut line = serde_json::to_vec(&serde_json::json!({"reply": {"id": id, "response": response}})).unwrap_or_default();
                             line.push(b'\n');
@@ -319,6 +322,7 @@ impl RemoteExecutor {
                 Some(line) = outgoing.recv() => {
                     write.write_all(&line).await.map_err(|err| self.lost(&err))?;
                 }
+                Some(_) = calls.join_next(), if !calls.is_empty() => {}
             }
         }
     }

@@ -235,3 +235,46 @@ pub async fn concurrent_executions_have_separate_channels(h: Arc<Harness>) {
         assert_eq!(out, json!((1..30).collect::<Vec<_>>()));
     }
 }
+
+pub async fn cancelling_the_run_stops_it_and_its_nested_call(h: Harness) {
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+
+    let before = super::HOLDS_FINISHED.load(Ordering::SeqCst);
+    let cancel = cy_tools::CancellationToken::new();
+    let code = "import os, cy_sdk\nopen('pid', 'w').write(str(os.getpid()))\ncy_sdk.call('hold', ms=1500)\nprint('not reached')";
+    let pid_file = h.root().join("pid");
+    let canceller = {
+        let cancel = cancel.clone();
+        let pid_file = pid_file.clone();
+        async move {
+            while !pid_file.exists() {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            cancel.cancel();
+        }
+    };
+    let started = Instant::now();
+    let (result, ()) = tokio::join!(h.run_until("c", code, &cancel), canceller);
+    assert!(result.is_error);
+    assert!(
+        result.text_content().contains("cancelled"),
+        "{}",
+        result.text_content()
+    );
+    assert!(started.elapsed() < Duration::from_millis(1400));
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let proc = std::path::PathBuf::from(format!("/proc/{pid}"));
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while proc.exists() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(
+        !proc.exists(),
+        "the Python process {pid} outlived its cancelled run"
+    );
+    // The nested call was stopped too: it never reaches its end.
+    tokio::time::sleep(Duration::from_millis(1800)).await;
+    assert_eq!(super::HOLDS_FINISHED.load(Ordering::SeqCst), before);
+}

@@ -58,6 +58,20 @@ async fn pause(
     "done".to_string()
 }
 
+/// How many `hold` calls ran to their end.
+pub static HOLDS_FINISHED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Wait, count the call as finished, then answer `held`.
+#[tool(read_only, open_world = false)]
+async fn hold(
+    /// Milliseconds to wait.
+    ms: u64,
+) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    HOLDS_FINISHED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    "held".to_string()
+}
+
 /// Denies calls of one tool, with a reason.
 struct DenyTool(&'static str);
 
@@ -75,9 +89,18 @@ impl ApprovalHook for DenyTool {
 }
 
 pub const SESSION: &str = "s-code";
-pub const TOOLS: &[&str] = &["execute_code", "read_file", "write_file", "tally", "pause"];
+pub const TOOLS: &[&str] = &[
+    "execute_code",
+    "read_file",
+    "write_file",
+    "tally",
+    "pause",
+    "hold",
+];
 
 pub struct Harness {
+    /// The control server's address, on `Remote`.
+    pub server: Option<std::net::SocketAddr>,
     dir: tempfile::TempDir,
     workspace: std::path::PathBuf,
     tools: Toolset,
@@ -129,7 +152,9 @@ impl Harness {
                 tokio::spawn(server.run());
                 let remote =
                     RemoteExecutor::new(&format!("http://{addr}"), SESSION, SERVER_TOKEN).unwrap();
-                Harness::build(Mode::Remote(limits, deny), Some((root, remote)))
+                let mut h = Harness::build(Mode::Remote(limits, deny), Some((root, remote)));
+                h.server = Some(addr);
+                h
             }
         }
     }
@@ -200,6 +225,7 @@ impl Harness {
             _ => None,
         };
         Harness {
+            server: None,
             dir,
             workspace,
             tools,
@@ -219,6 +245,11 @@ impl Harness {
 
     /// The model's `execute_code` call `id`, recorded in the log.
     pub async fn run(&self, id: &str, code: &str) -> ToolResult {
+        self.run_until(id, code, &CancellationToken::new()).await
+    }
+
+    /// The same, cancelled when `cancel` is.
+    pub async fn run_until(&self, id: &str, code: &str, cancel: &CancellationToken) -> ToolResult {
         execute_recorded(
             &self.tools,
             &*self.log,
@@ -226,7 +257,7 @@ impl Harness {
             None,
             "execute_code",
             ToolCall::new(id, json!({ "code": code })),
-            &CancellationToken::new(),
+            cancel,
         )
         .await
     }
