@@ -111,3 +111,65 @@ async fn cancelling_the_run_stops_it_and_its_nested_call() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn nested_calls_are_stored_under_their_parent_in_the_sqlite_store() {
+    use cy_tools::{
+        CancellationToken, ExecutionLog, Sandbox, SessionIdentity, ToolCall, ToolContext,
+        ToolRegistry, execute_recorded,
+    };
+    use cy_tools_builtin::code_mode::{CodeModeBinding, CodeModeExecutor};
+    use cy_tools_builtin::{LocalExecutor, LocalSandbox, SqliteStore};
+    use serde_json::json;
+
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("w");
+    std::fs::create_dir(&workspace).unwrap();
+    std::fs::write(workspace.join("a.txt"), "one two").unwrap();
+    let store: Arc<dyn ExecutionLog> =
+        Arc::new(SqliteStore::open(dir.path().join("store.db")).unwrap());
+    let env: Arc<dyn Sandbox> = Arc::new(LocalSandbox::new(&workspace).unwrap().env());
+    let executor = Arc::new(CodeModeExecutor::new(Arc::new(LocalExecutor::new(
+        Arc::clone(&env),
+    ))));
+    let context = ToolContext::new(SessionIdentity::root("s-db", "tenant"))
+        .with_env(env)
+        .with_executor(executor.clone())
+        .with_store(Arc::clone(&store));
+    let tools = ToolRegistry::linked()
+        .unwrap()
+        .build(&["execute_code", "read_file", "tally"], &context);
+    let binding = Arc::new(CodeModeBinding {
+        tools: tools.clone(),
+        log: Some(Arc::clone(&store)),
+        session_id: "s-db".into(),
+    });
+    executor.bind(&binding).unwrap();
+    let code = "import cy_sdk\nprint(cy_sdk.call('tally', text=cy_sdk.call('read_file', path='a.txt'))['words'] > 0)";
+    let result = execute_recorded(
+        &tools,
+        &*store,
+        "s-db",
+        None,
+        "execute_code",
+        ToolCall::new("top", json!({ "code": code })),
+        &CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(result.text_content(), "True");
+    let rows: Vec<(String, String, Option<String>)> = store
+        .entries("s-db")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.tool, e.call_id, e.parent_call))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("read_file".into(), "top/sdk-1".into(), Some("top".into())),
+            ("tally".into(), "top/sdk-2".into(), Some("top".into())),
+            ("execute_code".into(), "top".into(), None),
+        ]
+    );
+}
