@@ -1,10 +1,11 @@
 //! Anthropic tool use, plain and `strict`.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::visit::each_schema;
 use super::{
-    Dialect, DialectError, ToolParts, const_to_enum, is_object, refs, simplify_combinators,
+    Dialect, DialectError, ToolParts, const_to_enum, is_free_form_map, is_object, refs,
+    simplify_combinators,
 };
 use crate::Toolset;
 
@@ -53,11 +54,7 @@ pub(super) fn declare(tool: &ToolParts<'_>, strict: bool) -> Result<Value, Diale
             ));
         }
         if is_object(node) {
-            if matches!(node.get("additionalProperties"), Some(Value::Object(_)))
-                && node
-                    .get("properties")
-                    .is_none_or(|p| p.as_object().is_some_and(Map::is_empty))
-            {
+            if is_free_form_map(node) {
                 return Err(DialectError::new(
                     dialect,
                     path,

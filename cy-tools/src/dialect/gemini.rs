@@ -5,7 +5,8 @@ use serde_json::{Map, Value, json};
 
 use super::visit::each_schema;
 use super::{
-    Dialect, DialectError, ToolParts, const_to_enum, refs, retain_keywords, simplify_combinators,
+    Dialect, DialectError, ToolParts, const_to_enum, is_free_form_map, refs, retain_keywords,
+    simplify_combinators,
 };
 
 /// Keywords of the OpenAPI subset `parameters` accepts.
@@ -112,11 +113,7 @@ fn convert(node: &mut Map<String, Value>, path: &str) -> Result<(), DialectError
         }
         node.insert("type".into(), json!("string"));
     }
-    if matches!(node.get("additionalProperties"), Some(Value::Object(_)))
-        && node
-            .get("properties")
-            .is_none_or(|p| p.as_object().is_some_and(Map::is_empty))
-    {
+    if is_free_form_map(node) {
         return Err(DialectError::new(
             dialect,
             path,

@@ -275,3 +275,12 @@ pub(crate) fn is_object(node: &serde_json::Map<String, Value>) -> bool {
         _ => node.contains_key("properties"),
     }
 }
+
+/// An object with free-form keys (a Rust map): `additionalProperties` is a schema and there
+/// are no declared properties. Strict modes and Gemini cannot express it.
+pub(crate) fn is_free_form_map(node: &serde_json::Map<String, Value>) -> bool {
+    matches!(node.get("additionalProperties"), Some(Value::Object(_)))
+        && node
+            .get("properties")
+            .is_none_or(|p| p.as_object().is_some_and(serde_json::Map::is_empty))
+}

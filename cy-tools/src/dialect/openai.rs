@@ -4,8 +4,8 @@ use serde_json::{Map, Value, json};
 
 use super::visit::each_schema;
 use super::{
-    Dialect, DialectError, ToolParts, const_to_enum, is_object, refs, retain_keywords,
-    simplify_combinators,
+    Dialect, DialectError, ToolParts, const_to_enum, is_free_form_map, is_object, refs,
+    retain_keywords, simplify_combinators,
 };
 
 /// Keywords strict mode accepts.
@@ -118,11 +118,7 @@ fn make_strict(schema: &mut Value) -> Result<(), DialectError> {
         if !is_object(node) {
             return Ok(());
         }
-        if matches!(node.get("additionalProperties"), Some(Value::Object(_)))
-            && node
-                .get("properties")
-                .is_none_or(|p| p.as_object().is_some_and(Map::is_empty))
-        {
+        if is_free_form_map(node) {
             return Err(DialectError::new(
                 dialect,
                 path,
