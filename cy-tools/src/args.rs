@@ -51,8 +51,7 @@ pub(crate) fn check_fields(args: &Map<String, Value>, schema: &Schema) -> Result
 ///
 /// An empty object also deserializes a unit type (`()`, `struct NoArgs;`), which serde only
 /// accepts as `null`: a tool without parameters is called with `{}`.
-pub(crate) fn deserialize<P: DeserializeOwned>(args: Map<String, Value>) -> Result<P, String> {
-    let args = Value::Object(args);
+pub(crate) fn deserialize<P: DeserializeOwned>(args: Value) -> Result<P, String> {
     // Fast path without path tracking; only a failure pays for a second, tracked pass.
     if let Ok(params) = P::deserialize(&args) {
         return Ok(params);
@@ -179,8 +178,8 @@ mod tests {
         Slow,
     }
 
-    fn obj(v: Value) -> Map<String, Value> {
-        normalize(v).unwrap()
+    fn obj(v: Value) -> Value {
+        Value::Object(normalize(v).unwrap())
     }
 
     #[test]

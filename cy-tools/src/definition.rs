@@ -9,6 +9,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::capability::{CapabilitySet, NoCapabilities};
+use crate::validate;
 use crate::{
     BindError, BoxFuture, CallInfo, Capabilities, Ctx, DynTool, Schema, ToolAnnotations,
     ToolContext, ToolResult, args, is_valid_tool_name,
@@ -59,8 +60,32 @@ pub struct ToolDefinition<P, C: CapabilitySet = NoCapabilities> {
     annotations: ToolAnnotations,
     timeout: Option<Duration>,
     handler: Handler<P, C>,
-    schema: OnceLock<Result<Schema, String>>,
+    schema: OnceLock<Result<Checked, String>>,
     _params: PhantomData<fn() -> P>,
+}
+
+/// The canonical schema, and a validator when the schema constrains more than the type does.
+struct Checked {
+    schema: Schema,
+    validator: Option<jsonschema::Validator>,
+}
+
+impl Checked {
+    fn generate<P: JsonSchema>() -> Result<Checked, String> {
+        let schema = crate::schema::generate::<P>()?;
+        // Most types say all there is to say, and serde checks it: only a schema with extra
+        // constraints (`#[schemars(length(min = 1))]`) pays for a second, schema-level check,
+        // so what the model is shown is also what is enforced.
+        let validator = if validate::has_constraints_beyond_serde(schema.value()) {
+            Some(
+                jsonschema::draft202012::new(schema.value())
+                    .map_err(|err| format!("the generated schema does not compile: {err}"))?,
+            )
+        } else {
+            None
+        };
+        Ok(Checked { schema, validator })
+    }
 }
 
 impl<P, C: CapabilitySet> ToolDefinition<P, C> {
@@ -135,13 +160,7 @@ where
     }
 
     fn schema(&self) -> Result<&Schema, BindError> {
-        self.schema
-            .get_or_init(crate::schema::generate::<P>)
-            .as_ref()
-            .map_err(|reason| BindError::InvalidSchema {
-                tool: self.name.to_string(),
-                reason: reason.clone(),
-            })
+        self.checked().map(|c| &c.schema)
     }
 
     fn start<'a>(
@@ -151,7 +170,27 @@ where
         call: CallInfo<'a>,
     ) -> Result<BoxFuture<'a, ToolResult>, String> {
         let ctx = Ctx::<C>::new(context).map_err(|err| err.to_string())?;
+        let args = Value::Object(args);
+        if let Some(validator) = &self.checked().map_err(|err| err.to_string())?.validator {
+            validate::check(validator, &args)?;
+        }
         let params = args::deserialize::<P>(args)?;
         Ok((self.handler)(params, ctx, call))
+    }
+}
+
+impl<P, C> ToolDefinition<P, C>
+where
+    P: DeserializeOwned + JsonSchema + Send + 'static,
+    C: CapabilitySet,
+{
+    fn checked(&self) -> Result<&Checked, BindError> {
+        self.schema
+            .get_or_init(Checked::generate::<P>)
+            .as_ref()
+            .map_err(|reason| BindError::InvalidSchema {
+                tool: self.name.to_string(),
+                reason: reason.clone(),
+            })
     }
 }

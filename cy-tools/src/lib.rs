@@ -81,6 +81,7 @@ mod result;
 mod schema;
 mod services;
 mod toolset;
+mod validate;
 
 use std::future::Future;
 use std::pin::Pin;

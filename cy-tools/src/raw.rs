@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::{Map, Value};
 
 use crate::capability::{CapabilitySet, NoCapabilities};
+use crate::validate;
 use crate::{
     BindError, BoxFuture, CallInfo, Capabilities, Ctx, DynTool, Schema, ToolAnnotations,
     ToolContext, ToolResult, is_valid_tool_name,
@@ -14,9 +15,6 @@ use crate::{
 
 /// The body of a raw tool: the validated argument object, the narrowed context and per-call data.
 pub type RawHandler<C> = for<'a> fn(Value, Ctx<'a, C>, CallInfo<'a>) -> BoxFuture<'a, ToolResult>;
-
-/// How many schema violations one error message lists before it stops.
-const MAX_LISTED_VIOLATIONS: usize = 5;
 
 /// A context-free tool definition with a hand-written JSON Schema (draft 2020-12).
 ///
@@ -144,57 +142,7 @@ impl<C: CapabilitySet> DynTool for RawToolDefinition<C> {
         let ctx = Ctx::<C>::new(context).map_err(|err| err.to_string())?;
         let compiled = self.compiled().map_err(|err| err.to_string())?;
         let args = Value::Object(args);
-        let violations: Vec<String> = compiled
-            .validator
-            .iter_errors(&args)
-            .take(MAX_LISTED_VIOLATIONS + 1)
-            .map(|err| {
-                let path = pointer_to_path(err.instance_path().as_str());
-                if path.is_empty() {
-                    err.to_string()
-                } else {
-                    format!("`{path}`: {err}")
-                }
-            })
-            .collect();
-        if !violations.is_empty() {
-            let mut message = violations[..violations.len().min(MAX_LISTED_VIOLATIONS)].join("; ");
-            if violations.len() > MAX_LISTED_VIOLATIONS {
-                message.push_str("; and more");
-            }
-            return Err(message);
-        }
+        validate::check(&compiled.validator, &args)?;
         Ok((self.handler)(args, ctx, call))
-    }
-}
-
-/// `/items/0/name` → `items[0].name`, the form the typed path uses too.
-fn pointer_to_path(pointer: &str) -> String {
-    let mut out = String::new();
-    for segment in pointer.split('/').skip(1) {
-        let segment = segment.replace("~1", "/").replace("~0", "~");
-        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
-            out.push('[');
-            out.push_str(&segment);
-            out.push(']');
-        } else {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            out.push_str(&segment);
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::pointer_to_path;
-
-    #[test]
-    fn pointers_become_paths() {
-        assert_eq!(pointer_to_path(""), "");
-        assert_eq!(pointer_to_path("/items/0/name"), "items[0].name");
-        assert_eq!(pointer_to_path("/a~1b"), "a/b");
     }
 }

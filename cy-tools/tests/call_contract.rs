@@ -220,3 +220,44 @@ async fn an_already_cancelled_call_does_not_start() {
             .starts_with("the call to `add` was cancelled")
     );
 }
+
+/// Parameters with constraints only the schema states.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Constrained {
+    /// A non-empty query.
+    #[schemars(length(min = 1))]
+    query: String,
+    /// Between 1 and 10.
+    #[schemars(range(min = 1, max = 10))]
+    count: u32,
+}
+
+fn constrained<'a>(
+    p: Constrained,
+    _: cy_tools::Ctx<'a>,
+    _: cy_tools::CallInfo<'a>,
+) -> cy_tools::BoxFuture<'a, cy_tools::ToolResult> {
+    Box::pin(async move { cy_tools::ToolResult::text(format!("{} x{}", p.query, p.count)) })
+}
+
+static CONSTRAINED: cy_tools::ToolDefinition<Constrained> =
+    cy_tools::ToolDefinition::new("constrained", "Has schema-only constraints.", constrained);
+
+#[tokio::test]
+async fn constraints_the_schema_states_are_enforced_too() {
+    let tool = bind_tool(&CONSTRAINED, session("s")).unwrap();
+    assert_eq!(tool.parameters()["properties"]["query"]["minLength"], 1);
+    let ok = tool
+        .execute(call(json!({"query": "a", "count": 10})), &token())
+        .await;
+    assert_eq!(ok.text_content(), "a x10");
+    let bad = tool
+        .execute(call(json!({"query": "", "count": 0})), &token())
+        .await;
+    assert!(bad.is_error);
+    assert_eq!(
+        bad.text_content(),
+        "invalid arguments for `constrained`: `count`: 0 is less than the minimum of 1; `query`: \"\" is shorter than 1 character; valid fields are `count` (integer, required), `query` (string, required)"
+    );
+}
