@@ -113,6 +113,11 @@ impl AgentTool {
         self.schema
     }
 
+    /// The schema of the structured JSON the tool returns, when it declares one.
+    pub fn output_schema(&self) -> Option<&'static Value> {
+        self.definition.output_schema()
+    }
+
     /// Behaviour hints.
     pub fn annotations(&self) -> ToolAnnotations {
         self.definition.annotations()

@@ -61,6 +61,8 @@ pub struct ToolDefinition<P, C: CapabilitySet = NoCapabilities> {
     timeout: Option<Duration>,
     handler: Handler<P, C>,
     schema: OnceLock<Result<Checked, String>>,
+    output: Option<fn() -> Value>,
+    output_schema: OnceLock<Option<Value>>,
     _params: PhantomData<fn() -> P>,
 }
 
@@ -110,6 +112,8 @@ impl<P, C: CapabilitySet> ToolDefinition<P, C> {
             timeout: None,
             handler,
             schema: OnceLock::new(),
+            output: None,
+            output_schema: OnceLock::new(),
             _params: PhantomData,
         }
     }
@@ -125,6 +129,15 @@ impl<P, C: CapabilitySet> ToolDefinition<P, C> {
     #[must_use]
     pub const fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Declares the schema of the structured JSON the tool returns (MCP `outputSchema`);
+    /// `#[tool]` sets it for a tool returning `Json<T>`. Only an object schema is declared, as
+    /// MCP requires.
+    #[must_use]
+    pub const fn with_output_schema(mut self, schema: fn() -> Value) -> Self {
+        self.output = Some(schema);
         self
     }
 
@@ -161,6 +174,12 @@ where
 
     fn schema(&self) -> Result<&Schema, BindError> {
         self.checked().map(|c| &c.schema)
+    }
+
+    fn output_schema(&self) -> Option<&Value> {
+        self.output_schema
+            .get_or_init(|| crate::schema::output_object((self.output?)()))
+            .as_ref()
     }
 
     fn start<'a>(

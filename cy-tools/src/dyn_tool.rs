@@ -37,6 +37,12 @@ pub trait DynTool: Send + Sync + 'static {
     /// The definition's schema cannot be a tool schema.
     fn schema(&self) -> Result<&Schema, BindError>;
 
+    /// The schema of the structured JSON the tool returns, when it declares one (an object
+    /// schema: MCP's `outputSchema`).
+    fn output_schema(&self) -> Option<&Value> {
+        None
+    }
+
     /// Checks `args` (already an object with only declared root fields) and starts the call.
     ///
     /// `context` provides every declared capability: binding checked it.

@@ -131,7 +131,10 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::schema::schemas_generated;
+    pub use crate::schema::{
+        OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, output_schema_of,
+        schemas_generated,
+    };
 
     use std::future::Future;
 

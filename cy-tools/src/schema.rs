@@ -224,6 +224,75 @@ fn enum_values(schema: &Value) -> Option<String> {
     }
 }
 
+/// An output schema as MCP wants it: an object schema without `$schema` or root `title`;
+/// `None` for anything else (a list or a string cannot be `structuredContent`).
+pub(crate) fn output_object(schema: Value) -> Option<Value> {
+    let Value::Object(mut root) = schema else {
+        return None;
+    };
+    if root.get("type") != Some(&Value::String("object".into())) {
+        return None;
+    }
+    root.remove("$schema");
+    root.remove("title");
+    Some(Value::Object(root))
+}
+
+/// Not public API. The schema of `T`, for `ToolDefinition::with_output_schema`.
+#[doc(hidden)]
+pub fn output_schema_of<T: schemars::JsonSchema>() -> Value {
+    schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.meta_schema = None)
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
+/// Not public API. Used by generated code: `(&&OutputProbe::<T>::new()).output_schema()` is the
+/// schema of `T` when `T: JsonSchema` and `null` (no output schema) otherwise, so a tool may
+/// return `Json<T>` of a type that only implements `Serialize`.
+#[doc(hidden)]
+pub struct OutputProbe<T>(std::marker::PhantomData<fn() -> T>);
+
+impl<T> OutputProbe<T> {
+    /// Not public API.
+    pub const fn new() -> Self {
+        OutputProbe(std::marker::PhantomData)
+    }
+}
+
+impl<T> Default for OutputProbe<T> {
+    fn default() -> Self {
+        OutputProbe::new()
+    }
+}
+
+/// Not public API. The specialized case of [`OutputProbe`].
+#[doc(hidden)]
+pub trait OutputSchemaViaJsonSchema {
+    /// Not public API.
+    fn output_schema(&self) -> Value;
+}
+
+impl<T: schemars::JsonSchema> OutputSchemaViaJsonSchema for &OutputProbe<T> {
+    fn output_schema(&self) -> Value {
+        output_schema_of::<T>()
+    }
+}
+
+/// Not public API. The fallback case of [`OutputProbe`].
+#[doc(hidden)]
+pub trait OutputSchemaFallback {
+    /// Not public API.
+    fn output_schema(&self) -> Value;
+}
+
+impl<T> OutputSchemaFallback for OutputProbe<T> {
+    fn output_schema(&self) -> Value {
+        Value::Null
+    }
+}
+
 /// Generates the canonical schema of `P` with schemars (draft 2020-12).
 pub(crate) fn generate<P: schemars::JsonSchema>() -> Result<Schema, String> {
     let generator = schemars::generate::SchemaSettings::draft2020_12()

@@ -23,5 +23,8 @@ pub(super) fn declare(tool: &ToolParts<'_>) -> Value {
     if let Some(title) = a.title {
         declaration["title"] = json!(title);
     }
+    if let Some(output) = tool.output_schema {
+        declaration["outputSchema"] = output.clone();
+    }
     declaration
 }

@@ -96,6 +96,7 @@ impl Dialect {
             description: tool.description(),
             parameters: tool.parameters(),
             annotations: tool.annotations(),
+            output_schema: tool.output_schema(),
         })
     }
 
@@ -119,6 +120,7 @@ impl Dialect {
             description: definition.description(),
             parameters: schema.value(),
             annotations: definition.annotations(),
+            output_schema: definition.output_schema(),
         })
     }
 
@@ -167,6 +169,7 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) description: &'a str,
     pub(crate) parameters: &'a Value,
     pub(crate) annotations: ToolAnnotations,
+    pub(crate) output_schema: Option<&'a Value>,
 }
 
 /// A tool's schema cannot be expressed in a dialect.
