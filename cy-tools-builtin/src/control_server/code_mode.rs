@@ -33,9 +33,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
-use super::execute::{ServerState, refuse, workspace};
+use super::execute::{ServerState, refusal, refuse, workspace};
 use crate::code_mode::broker::Broker;
-use crate::executor::wire::{CODE_MODE_PROTOCOL, ErrorReply, ExecuteRequest, check_session_id};
+use crate::executor::wire::{CODE_MODE_PROTOCOL, ErrorReply, ExecuteRequest};
 
 /// `GET /v1/sessions/{session_id}/code-mode` (an upgrade).
 pub(super) async fn code_mode(
@@ -44,19 +44,8 @@ pub(super) async fn code_mode(
     Path(session_id): Path<String>,
     mut request: Request,
 ) -> Response {
-    if !state.token.admits(request.headers()) {
-        tracing::warn!(%peer, session = %session_id, "refused: missing or wrong token");
-        return refuse(
-            StatusCode::UNAUTHORIZED,
-            ServiceErrorKind::PermissionDenied,
-            format!(
-                "missing or wrong bearer token; send `Authorization: Bearer <token>` with the token the server was started with (its `{}`)",
-                state.token_env
-            ),
-        );
-    }
-    if let Err(err) = check_session_id(&session_id) {
-        return refuse(StatusCode::BAD_REQUEST, err.kind(), err.message());
+    if let Some(refused) = refusal(&state, request.headers(), peer, &session_id) {
+        return refused;
     }
     if request.headers().get(UPGRADE).and_then(|v| v.to_str().ok()) != Some(CODE_MODE_PROTOCOL) {
         return refuse(

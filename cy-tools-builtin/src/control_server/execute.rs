@@ -43,20 +43,8 @@ pub(super) async fn execute(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    if !state.token.admits(&headers) {
-        tracing::warn!(%peer, session = %session_id, "refused: missing or wrong token");
-        return refuse(
-            StatusCode::UNAUTHORIZED,
-            ServiceErrorKind::PermissionDenied,
-            format!(
-                "missing or wrong bearer token; send `Authorization: Bearer <token>` with the token the server was started with (its `{}`)",
-                state.token_env
-            ),
-        );
-    }
-    if let Err(err) = check_session_id(&session_id) {
-        tracing::warn!(%peer, "refused: {err}");
-        return refuse(StatusCode::BAD_REQUEST, err.kind(), err.message());
+    if let Some(refused) = refusal(&state, &headers, peer, &session_id) {
+        return refused;
     }
     let bytes = match Limited::new(body, state.max_body_bytes).collect().await {
         Ok(collected) => collected.to_bytes(),
@@ -206,6 +194,32 @@ impl Drop for RunLog {
             );
         }
     }
+}
+
+/// What every session endpoint checks first, before reading a body: the bearer token (401),
+/// then the session id (400). `Some` is the refusal to send.
+pub(super) fn refusal(
+    state: &ServerState,
+    headers: &HeaderMap,
+    peer: SocketAddr,
+    session_id: &str,
+) -> Option<Response> {
+    if !state.token.admits(headers) {
+        tracing::warn!(%peer, session = %session_id, "refused: missing or wrong token");
+        return Some(refuse(
+            StatusCode::UNAUTHORIZED,
+            ServiceErrorKind::PermissionDenied,
+            format!(
+                "missing or wrong bearer token; send `Authorization: Bearer <token>` with the token the server was started with (its `{}`)",
+                state.token_env
+            ),
+        ));
+    }
+    if let Err(err) = check_session_id(session_id) {
+        tracing::warn!(%peer, "refused: {err}");
+        return Some(refuse(StatusCode::BAD_REQUEST, err.kind(), err.message()));
+    }
+    None
 }
 
 pub(super) fn refuse(
