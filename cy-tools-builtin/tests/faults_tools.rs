@@ -58,8 +58,12 @@ async fn a_panicking_and_a_hanging_tool_fail_their_call_only_and_are_recorded() 
     let state = dir.path().join("state");
     let workspace = dir.path().join("workspace");
     let factory = LocalSessionFactory::embedded(&state).unwrap();
-    let spec = SessionSpec::root("s-faults", "acme", workspace.to_str().unwrap())
-        .with_tools(["explode", "hang", "write_file", "read_file"]);
+    let spec = SessionSpec::root("s-faults", "acme", workspace.to_str().unwrap()).with_tools([
+        "explode",
+        "hang",
+        "write_file",
+        "read_file",
+    ]);
     let session = factory.create(spec).await.unwrap();
     let cancel = CancellationToken::new();
     let call = |id: &str, args| ToolCall::new(id, args);
@@ -75,7 +79,11 @@ async fn a_panicking_and_a_hanging_tool_fail_their_call_only_and_are_recorded() 
 
     let dropped = DROPPED.load(Ordering::SeqCst);
     let panicked = session
-        .execute("explode", call("c2", json!({"reason": "on purpose"})), &cancel)
+        .execute(
+            "explode",
+            call("c2", json!({"reason": "on purpose"})),
+            &cancel,
+        )
         .await;
     assert!(panicked.is_error);
     assert_eq!(panicked.text_content(), PANIC_TEXT);
@@ -91,7 +99,9 @@ async fn a_panicking_and_a_hanging_tool_fail_their_call_only_and_are_recorded() 
     assert_eq!(between.text_content(), "     1\tbefore");
 
     let started = Instant::now();
-    let hung = session.execute("hang", call("c4", json!({})), &cancel).await;
+    let hung = session
+        .execute("hang", call("c4", json!({})), &cancel)
+        .await;
     let took = started.elapsed();
     assert!(hung.is_error);
     assert_eq!(hung.text_content(), TIMEOUT_TEXT);
@@ -108,7 +118,11 @@ async fn a_panicking_and_a_hanging_tool_fail_their_call_only_and_are_recorded() 
 
     // The same tools fail the same way again: nothing was poisoned by the first failures.
     let again = session
-        .execute("explode", call("c5", json!({"reason": "on purpose"})), &cancel)
+        .execute(
+            "explode",
+            call("c5", json!({"reason": "on purpose"})),
+            &cancel,
+        )
         .await;
     assert_eq!(again.text_content(), PANIC_TEXT);
     let after = session
@@ -136,7 +150,11 @@ async fn a_panicking_and_a_hanging_tool_fail_their_call_only_and_are_recorded() 
         assert_eq!(entries.len(), expected.len(), "{entries:#?}");
         for (entry, (id, tool, is_error, text)) in entries.iter().zip(expected) {
             assert_eq!(
-                (entry.call_id.as_str(), entry.tool.as_str(), entry.result.is_error),
+                (
+                    entry.call_id.as_str(),
+                    entry.tool.as_str(),
+                    entry.result.is_error
+                ),
                 (id, tool, is_error)
             );
             if let Some(text) = text {
