@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use crate::control_server::{ControlServer, ControlServerConfig, DEFAULT_TOKEN_ENV};
 
 use super::error::CliError;
-use super::runtime;
+use super::{interrupted, runtime};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct Args {
@@ -40,10 +40,19 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
             .map_err(|err| CliError::new(format!("cannot read the listening address: {err}")))?;
         // On stderr like every log, and always, so a script that bound port 0 learns the port.
         eprintln!("control server listening on http://{addr}");
-        server
-            .run()
-            .await
-            .map_err(|err| CliError::new(format!("control server stopped: {err}")))
+        tokio::select! {
+            served = server.run() => {
+                served.map_err(|err| CliError::new(format!("control server stopped: {err}")))
+            }
+            // Without this, SIGTERM or Ctrl-C would end the process on the spot and leave
+            // every run going, in process groups of their own that the signal does not reach.
+            () = interrupted() => {
+                tracing::warn!("interrupted: stopping the control server; runs still going are killed");
+                Ok(())
+            }
+        }
     })?;
+    // Dropping the runtime (on return) drops each connection's task and the run inside it,
+    // which kills the run with every process it started; its client sees the connection close.
     Ok(ExitCode::SUCCESS)
 }

@@ -173,7 +173,8 @@ pub(super) fn workspace(
         .map(|executor| executor.with_limits(state.limits.clone()))
 }
 
-/// Logs a run that ended without an answer: its client went away and the run was killed.
+/// Logs a run that ended without an answer: its client went away, or the server is shutting
+/// down, and the run was killed.
 struct RunLog {
     peer: SocketAddr,
     session: String,
@@ -190,7 +191,7 @@ impl Drop for RunLog {
                 session = %self.session,
                 filename = %self.filename,
                 elapsed_ms = self.started.elapsed().as_millis() as u64,
-                "run cancelled: the client closed the connection, so the run was killed"
+                "run stopped before it finished (its client closed the connection, or the server is shutting down), so it was killed with every process it started"
             );
         }
     }
