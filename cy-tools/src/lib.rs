@@ -106,8 +106,8 @@ pub use schema::Schema;
 pub use services::{
     Chat, ChatMessage, ChildRequest, ChildSession, CodeExecutor, CodeOptions, Coordinator,
     DirEntryInfo, EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo, ProcessOutput,
-    ProcessTable, Sandbox, SdkCalls, SearchMatch, SearchOptions, SearchResult, ServiceError,
-    ServiceErrorKind, SessionFactory, ShellResult, WalkOptions, WalkResult,
+    ProcessTable, ResourceLimits, Sandbox, SdkCalls, SearchMatch, SearchOptions, SearchResult,
+    ServiceError, ServiceErrorKind, SessionFactory, ShellResult, WalkOptions, WalkResult,
 };
 pub use tokio_util::sync::CancellationToken;
 pub use toolset::Toolset;

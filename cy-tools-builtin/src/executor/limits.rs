@@ -1,8 +1,8 @@
-//! `RunLimits`: how long a run may take and how much of its output is kept.
+//! `RunLimits`: how long a run may take, what it may use and how much of its output is kept.
 
 use std::time::Duration;
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::{ResourceLimits, ServiceError, ServiceErrorKind};
 
 /// Limits every code run is held to, whichever executor runs it.
 ///
@@ -25,6 +25,9 @@ pub struct RunLimits {
     pub max_timeout: Duration,
     /// Cap on the captured stdout, and separately on stderr, in bytes.
     pub output_limit: usize,
+    /// CPU time, memory and process count each run may use, so a runaway loop, a memory hog
+    /// or a fork bomb stops at the cap instead of taking the host down.
+    pub resources: ResourceLimits,
 }
 
 impl Default for RunLimits {
@@ -33,6 +36,7 @@ impl Default for RunLimits {
             default_timeout: Duration::from_secs(60),
             max_timeout: Duration::from_secs(600),
             output_limit: 64 * 1024,
+            resources: ResourceLimits::default(),
         }
     }
 }

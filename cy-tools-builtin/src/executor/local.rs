@@ -104,6 +104,7 @@ impl LocalExecutor {
             timeout: Some(timeout),
             cancel: Some(options.cancel),
             output_limit: Some(self.limits.output_limit),
+            resources: Some(self.limits.resources),
             env: options.env,
             ..ExecOptions::default()
         };

@@ -7,8 +7,8 @@ use std::time::Duration;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use cy_tools::{
-    BoxFuture, DirEntryInfo, ExecOptions, ProcessTable, Sandbox, SearchOptions, SearchResult,
-    ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+    BoxFuture, DirEntryInfo, ExecOptions, ProcessTable, ResourceLimits, Sandbox, SearchOptions,
+    SearchResult, ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
 };
 
 use super::confine::{self, WORKSPACE_PREFIX};
@@ -40,6 +40,9 @@ pub struct ExecLimits {
     pub lang: String,
     /// Unread output kept per background process stream before older output is dropped.
     pub process_buffer: usize,
+    /// CPU, memory and process caps for commands whose call sets none
+    /// ([`ExecOptions::resources`]).
+    pub resources: ResourceLimits,
 }
 
 impl Default for ExecLimits {
@@ -51,6 +54,7 @@ impl Default for ExecLimits {
             path: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_string(),
             lang: "C.UTF-8".to_string(),
             process_buffer: 1024 * 1024,
+            resources: ResourceLimits::default(),
         }
     }
 }

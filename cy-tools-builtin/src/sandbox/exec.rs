@@ -17,8 +17,10 @@ use group::watch_exit;
 // Helpers shared with the process table. (Their own files under `exec/`; they could move up
 // to `sandbox/` beside the other modules.)
 pub(super) mod capture;
+mod cgroup;
 pub(super) mod command;
 pub(super) mod group;
+mod resources;
 
 /// How long output is still read once the command is over (its leader exited, or its group
 /// was killed). Only a process that left the group and kept the pipes open makes it matter.
@@ -41,11 +43,13 @@ pub(crate) async fn run(
         .unwrap_or(limits.default_timeout)
         .min(limits.max_timeout);
     let cap = options.output_limit.unwrap_or(limits.output_limit);
+    let resources = options.resources.unwrap_or(limits.resources);
     let launch = Launch {
         cwd,
         home,
         env: &options.env,
         limits,
+        resources: &resources,
         stdin: options.stdin.is_some(),
     };
     // Kept whole: dropping it drops the group (killing it) before the still unreaped child,
@@ -141,13 +145,10 @@ pub(crate) async fn run(
 
     let truncated = stdout.truncated() || stderr.truncated();
     let mut stderr = stderr.into_text();
-    if let Some(signal) = status.and_then(|s| s.signal())
+    if let Some(notice) = status.and_then(|s| ending_notice(s, &resources))
         && stop.is_none()
     {
-        append_notice(
-            &mut stderr,
-            &format!("[the command was killed by signal {signal}]"),
-        );
+        append_notice(&mut stderr, &notice);
     }
     if !drained && stop.is_none() {
         append_notice(
@@ -162,6 +163,33 @@ pub(crate) async fn run(
         timed_out: stop == Some(Stop::TimedOut),
         truncated,
     })
+}
+
+/// What the output says about how a command ended, when a signal or a limit ended it.
+fn ending_notice(
+    status: std::process::ExitStatus,
+    resources: &cy_tools::ResourceLimits,
+) -> Option<String> {
+    let xcpu = rustix::process::Signal::XCPU.as_raw();
+    let cpu_limit = |how: String| {
+        resources.cpu_time.map(|cpu| {
+            format!(
+                "[{how} (SIGXCPU): a process of it used up its CPU-time limit of {} s; make it do less work, or raise the limit]",
+                cpu.as_secs_f64().ceil()
+            )
+        })
+    };
+    match (status.signal(), status.code()) {
+        (Some(signal), _) if signal == xcpu => {
+            cpu_limit(format!("the command was killed by signal {signal}"))
+        }
+        (Some(signal), _) => Some(format!("[the command was killed by signal {signal}]")),
+        // The shell reports a child a signal killed as 128 + the signal.
+        (None, Some(code)) if code == 128 + xcpu => cpu_limit(format!(
+            "exit code {code} is the shell reporting a process killed by signal {xcpu}"
+        )),
+        _ => None,
+    }
 }
 
 fn append_notice(text: &mut String, notice: &str) {

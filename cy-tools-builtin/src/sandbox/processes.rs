@@ -109,11 +109,13 @@ impl LocalProcessTable {
                 ),
             ));
         }
+        let resources = options.resources.unwrap_or(self.limits.resources);
         let launch = Launch {
             cwd: &cwd,
             home: &self.host_path,
             env: &options.env,
             limits: &self.limits,
+            resources: &resources,
             stdin: true,
         };
         let Started {

@@ -13,7 +13,7 @@ use cy_tools::{
 };
 use cy_tools_builtin::LocalSandbox;
 use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
-use cy_tools_builtin::executor::{LocalExecutor, RemoteExecutor};
+use cy_tools_builtin::executor::{LocalExecutor, RemoteExecutor, RunLimits};
 use cy_tools_builtin::tools::execute_code::EXECUTE_CODE;
 use cy_tools_builtin::tools::read_file::READ_FILE;
 use serde_json::{Value, json};
@@ -69,10 +69,16 @@ fn bind(workspace: &Path, executor: Arc<dyn CodeExecutor>) -> (AgentTool, AgentT
 
 /// A session whose code runs through a `LocalExecutor` on its own sandbox.
 pub fn local() -> Session {
+    local_with(RunLimits::default())
+}
+
+/// The same, with runs held to `limits`.
+pub fn local_with(limits: RunLimits) -> Session {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().canonicalize().unwrap();
     let env = LocalSandbox::new(&workspace).unwrap().env();
-    let (execute, read_file) = bind(&workspace, Arc::new(LocalExecutor::new(Arc::new(env))));
+    let executor = LocalExecutor::new(Arc::new(env)).with_limits(limits);
+    let (execute, read_file) = bind(&workspace, Arc::new(executor));
     Session {
         execute,
         read_file,

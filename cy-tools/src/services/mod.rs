@@ -12,6 +12,7 @@ mod factory;
 mod fs_types;
 mod log;
 mod process;
+mod resources;
 mod sandbox;
 
 pub use chat::{Chat, ChatMessage};
@@ -24,4 +25,5 @@ pub use fs_types::{
 };
 pub use log::{ExecutionLog, LogEntry, execute_recorded};
 pub use process::{ProcessInfo, ProcessOutput, ProcessTable};
+pub use resources::ResourceLimits;
 pub use sandbox::{ExecOptions, Sandbox};

@@ -4,8 +4,8 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::{
-    DirEntryInfo, ProcessTable, SearchOptions, SearchResult, ServiceError, ServiceErrorKind,
-    ShellResult, WalkOptions, WalkResult,
+    DirEntryInfo, ProcessTable, ResourceLimits, SearchOptions, SearchResult, ServiceError,
+    ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
 };
 use crate::BoxFuture;
 
@@ -31,6 +31,8 @@ pub struct ExecOptions {
     pub cancel: Option<CancellationToken>,
     /// Cap on captured stdout and on captured stderr, each, in bytes.
     pub output_limit: Option<usize>,
+    /// CPU, memory and process caps for this command; `None` is the sandbox's own default.
+    pub resources: Option<ResourceLimits>,
 }
 
 impl ExecOptions {

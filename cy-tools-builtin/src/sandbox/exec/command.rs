@@ -5,10 +5,11 @@ use std::io;
 use std::path::Path;
 use std::process::Stdio;
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::{ResourceLimits, ServiceError, ServiceErrorKind};
 use tokio::process::{Child, Command};
 
 use super::group::ProcessGroup;
+use super::resources::confine;
 use crate::sandbox::ExecLimits;
 
 /// The shell every command runs under.
@@ -30,6 +31,8 @@ pub(crate) struct Launch<'a> {
     pub(crate) home: &'a Path,
     pub(crate) env: &'a [(String, String)],
     pub(crate) limits: &'a ExecLimits,
+    /// CPU, memory and process caps, set by the shell before the command runs.
+    pub(crate) resources: &'a ResourceLimits,
     pub(crate) stdin: bool,
 }
 
@@ -37,7 +40,8 @@ pub(crate) struct Launch<'a> {
 ///
 /// The environment is built from nothing: `PATH` and `LANG` from the limits, `HOME` the
 /// view's folder, then the caller's variables. Nothing of the host's environment (tokens, keys,
-/// proxies) reaches the command.
+/// proxies) reaches the command. The shell sets the resource limits (and joins the command's
+/// pids cgroup) before the command's first word runs.
 ///
 /// # Errors
 /// The command or a variable contains a NUL byte, or the shell cannot be started.
@@ -59,9 +63,10 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
             ));
         }
     }
+    let confinement = confine(launch.resources);
     let mut cmd = Command::new(SHELL);
     cmd.arg("-c")
-        .arg(command)
+        .arg(format!("{}{command}", confinement.prefix))
         .current_dir(launch.cwd)
         .env_clear()
         .env("PATH", &launch.limits.path)
@@ -84,7 +89,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         ));
     };
     Ok(Started {
-        group: ProcessGroup::new(pid),
+        group: ProcessGroup::new(pid).with_cgroup(confinement.cgroup),
         child,
         pid,
     })
@@ -161,6 +166,7 @@ mod tests {
             home: dir.path(),
             env: &[],
             limits: &ExecLimits::default(),
+            resources: &ResourceLimits::NONE,
             stdin: false,
         };
         let err = start("true", &launch).err().unwrap();

@@ -16,6 +16,8 @@ use std::sync::Mutex;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 use tokio::sync::oneshot;
 
+use super::cgroup::RunCgroup;
+
 /// The process group of one command; the whole group is killed when this is dropped.
 #[derive(Debug)]
 pub(crate) struct ProcessGroup {
@@ -23,6 +25,8 @@ pub(crate) struct ProcessGroup {
     /// Whether the group may still be signalled. Held while signalling, so a kill can never
     /// overlap the final [`ProcessGroup::finish`] and land after the leader is reaped.
     live: Mutex<bool>,
+    /// The command's pids cgroup, if it has one: dropped (removed) after the group is killed.
+    cgroup: Option<RunCgroup>,
 }
 
 impl ProcessGroup {
@@ -31,7 +35,14 @@ impl ProcessGroup {
         ProcessGroup {
             pgid: i32::try_from(pid).ok().and_then(Pid::from_raw),
             live: Mutex::new(true),
+            cgroup: None,
         }
+    }
+
+    /// The same group, owning the cgroup its command joined, so the cgroup lives as long.
+    pub(crate) fn with_cgroup(mut self, cgroup: Option<RunCgroup>) -> Self {
+        self.cgroup = cgroup;
+        self
     }
 
     /// Sends `SIGKILL` to every process in the group, unless the group is finished.
