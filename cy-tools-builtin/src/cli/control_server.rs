@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use crate::control_server::{ControlServer, ControlServerConfig, DEFAULT_TOKEN_ENV};
 
 use super::error::CliError;
+use super::limits::LimitArgs;
 use super::{interrupted, runtime};
 
 #[derive(Debug, clap::Args)]
@@ -25,12 +26,15 @@ pub(super) struct Args {
     /// The run command, with `{file}` where the script's path goes
     #[arg(long, value_name = "COMMAND", default_value = crate::executor::DEFAULT_COMMAND)]
     command: String,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut config = ControlServerConfig::new(args.bind, args.root);
     config.token_env = args.token_env;
     config.command = args.command;
+    config.limits.resources = args.limits.resources();
     runtime()?.block_on(async {
         let server = ControlServer::bind(config)
             .await

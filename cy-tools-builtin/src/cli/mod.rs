@@ -8,6 +8,7 @@
 mod call;
 mod control_server;
 mod error;
+mod limits;
 mod list;
 mod mcp;
 mod schema;

@@ -8,7 +8,9 @@ use cy_tools::{AgentTool, Sandbox, SessionIdentity, ToolContext, ToolRegistry, T
 use serde::Deserialize;
 
 use super::error::CliError;
-use crate::{LocalExecutor, LocalSandbox};
+use super::limits::LimitArgs;
+use crate::executor::RunLimits;
+use crate::{ExecLimits, LocalExecutor, LocalSandbox};
 
 /// The options `call` and `mcp` share.
 #[derive(Debug, clap::Args)]
@@ -23,6 +25,8 @@ pub(super) struct SessionArgs {
     /// session may have
     #[arg(long, value_name = "FILE")]
     pub(super) spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub(super) limits: LimitArgs,
 }
 
 /// The session spec file. A fuller `SessionSpec` belongs to the runtime; this is the part the
@@ -74,12 +78,18 @@ pub(super) fn open(args: &SessionArgs, requested: Option<&[String]>) -> Result<T
     };
     let root = workspace(args, &spec)?;
     let registry = registry()?;
-    let sandbox = LocalSandbox::new(&root).map_err(|err| {
-        CliError::new(format!(
-            "cannot open workspace folder `{}`: {err}",
-            root.display()
-        ))
-    })?;
+    let resources = args.limits.resources();
+    let sandbox = LocalSandbox::new(&root)
+        .map_err(|err| {
+            CliError::new(format!(
+                "cannot open workspace folder `{}`: {err}",
+                root.display()
+            ))
+        })?
+        .with_limits(ExecLimits {
+            resources,
+            ..ExecLimits::default()
+        });
     let identity = SessionIdentity::root(
         spec.session_id.as_deref().unwrap_or("cli"),
         spec.tenant.as_deref().unwrap_or("local"),
@@ -87,7 +97,10 @@ pub(super) fn open(args: &SessionArgs, requested: Option<&[String]>) -> Result<T
     // One view for the file tools and the code they run, so a file `execute_code` writes is
     // there for `read_file`, and both share the view's process table.
     let env: Arc<dyn Sandbox> = Arc::new(sandbox.env());
-    let executor = LocalExecutor::new(Arc::clone(&env));
+    let executor = LocalExecutor::new(Arc::clone(&env)).with_limits(RunLimits {
+        resources,
+        ..RunLimits::default()
+    });
     let context = Arc::new(
         ToolContext::new(identity)
             .with_env(env)
