@@ -114,8 +114,10 @@ fn client(dir: &Path) {
     start_slow_call(&mut stdin, &mut stdout);
     std::fs::write(dir.join("server.tmp"), format!("{}\n", server.id())).unwrap();
     std::fs::rename(dir.join("server.tmp"), dir.join("server.pid")).unwrap();
-    // Killed by the test from here on; exits by itself if the test is gone for long.
+    // Killed by the test from here on. Were the test gone, it cleans up after a minute.
     std::thread::sleep(Duration::from_secs(60));
+    let _ = server.kill();
+    let _ = server.wait();
 }
 
 #[test]

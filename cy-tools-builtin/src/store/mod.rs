@@ -3,6 +3,7 @@
 //! [`SqliteStore`] is the embedded default. Tests that need no file use the in-memory
 //! [`MemorySpecs`](cy_tools::memory::MemorySpecs) and [`MemoryLog`](cy_tools::memory::MemoryLog).
 
+mod disk;
 mod sqlite;
 
 pub use sqlite::SqliteStore;
