@@ -22,7 +22,8 @@ use cy_tools::{
 use cy_tools_builtin::executor::RemoteExecutor;
 use cy_tools_builtin::tools::execute_code::EXECUTE_CODE;
 use faults_common::{
-    Reaper, SLEEPER, group_members, group_of, parent_of, read_pids, running, stops, wait_for_async,
+    Reaper, SLEEPER, group_members, group_of, parent_of, read_pids, remove_run_cgroup, run_cgroup,
+    running, stops, wait_for_async,
 };
 use rustix::process::Signal;
 use serde_json::json;
@@ -211,10 +212,16 @@ async fn a_server_killed_mid_run_is_a_clear_error_and_leaves_the_run_orphaned() 
         );
         assert_ne!(parent_of(pid), Some(server.pid()));
     }
-    // The test cleans up what the server could not.
+    // The test cleans up what the server could not: the processes, and the run's cgroup
+    // folder where the host gave it one (the next host to start would sweep that folder, but
+    // not kill the processes in it).
+    let cgroup = run_cgroup(run.python);
     drop(reaper);
     for pid in [run.shell, run.python, run.sleeper] {
         assert!(stops(pid), "process {pid} survived the cleanup");
+    }
+    if let Some(cgroup) = cgroup {
+        remove_run_cgroup(&cgroup);
     }
 }
 

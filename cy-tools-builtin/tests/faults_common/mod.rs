@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
@@ -162,6 +162,47 @@ impl Drop for Reaper {
                 let _ = rustix::process::kill_process(pid, Signal::KILL);
             }
         }
+    }
+}
+
+/// The folder of the run cgroup `pid` is in, when a cy-tools host put it in one (its pids
+/// cgroup, `.../cy-tools-<host pid>/run-<n>`).
+pub fn run_cgroup(pid: u32) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok()?;
+    text.lines().find_map(|line| {
+        let mut parts = line.splitn(3, ':');
+        let (_, controllers, path) = (parts.next()?, parts.next()?, parts.next()?);
+        if !path.contains("/cy-tools-") {
+            return None;
+        }
+        let path = path.trim_start_matches('/');
+        let roots = if controllers.is_empty() {
+            vec![
+                Path::new("/sys/fs/cgroup").to_path_buf(),
+                Path::new("/sys/fs/cgroup/unified").to_path_buf(),
+            ]
+        } else {
+            vec![Path::new("/sys/fs/cgroup").join(controllers)]
+        };
+        roots.into_iter().map(|r| r.join(path)).find(|d| d.is_dir())
+    })
+}
+
+/// Removes a run's cgroup folder once its processes are gone (retrying up to [`WAIT`] while
+/// they are reaped), then its host's folder if that is empty: what a host killed with
+/// `SIGKILL` cannot do for itself.
+pub fn remove_run_cgroup(run: &Path) {
+    let deadline = Instant::now() + WAIT;
+    while std::fs::remove_dir(run).is_err() && run.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "cannot remove the run cgroup {}",
+            run.display()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    if let Some(host) = run.parent() {
+        let _ = std::fs::remove_dir(host);
     }
 }
 
