@@ -30,6 +30,8 @@
 
 mod convert;
 mod error;
+#[cfg(unix)]
+mod hangup;
 mod server;
 
 pub use error::ServeError;
@@ -40,13 +42,26 @@ use rmcp::ServiceExt as _;
 use rmcp::service::QuitReason;
 use tokio::io::{AsyncRead, AsyncWrite};
 
-/// Serves `tools` over this process's stdin and stdout until the client closes stdin.
+/// Serves `tools` over this process's stdin and stdout until the client closes stdin, or
+/// closes its end of stdout (it died, or was killed): calls still running then are dropped
+/// at once, which stops their work, since nobody could read their answers.
 ///
 /// # Errors
 /// A tool's declaration cannot be made (see [`McpServer::new`]), the client's `initialize`
 /// fails, or the connection breaks.
 pub async fn serve_stdio(tools: Toolset) -> Result<(), ServeError> {
     let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+    #[cfg(unix)]
+    {
+        tokio::select! {
+            served = serve_io(tools, stdin, stdout) => served,
+            () = hangup::stdout_closed() => {
+                tracing::info!("the client closed its end of stdout: stopping, with the calls in flight");
+                Ok(())
+            }
+        }
+    }
+    #[cfg(not(unix))]
     serve_io(tools, stdin, stdout).await
 }
 
