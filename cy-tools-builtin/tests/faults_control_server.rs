@@ -31,7 +31,7 @@ use serde_json::json;
 const TOKEN: &str = "faults-token-0c4d1e9a7b";
 const SESSION: &str = "s-remote";
 
-/// A `cy-tools control-server` process; killed and reaped on drop.
+/// A `cy-tools control-server` process; stopped and reaped on drop.
 struct ServerProcess {
     child: Child,
     endpoint: String,
@@ -120,8 +120,19 @@ impl ServerProcess {
 }
 
 impl Drop for ServerProcess {
+    // Asked to stop first, so a test failing halfway leaves no run behind either.
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        if let Ok(None) = self.child.try_wait() {
+            faults_common::signal(self.pid(), Signal::TERM);
+            let deadline = Instant::now() + Duration::from_secs(3);
+            while let Ok(None) = self.child.try_wait() {
+                if Instant::now() > deadline {
+                    let _ = self.child.kill();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
         let _ = self.child.wait();
     }
 }

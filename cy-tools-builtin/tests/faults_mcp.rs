@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use faults_common::{Reaper, group_of, kill9, read_pids, running, stops, wait_for};
+use faults_common::{ChildGuard, Reaper, group_of, kill9, read_pids, running, stops, wait_for};
 use serde_json::{Value, json};
 
 const ROLE: &str = "CY_FAULTS_ROLE";
@@ -137,18 +137,19 @@ fn a_client_killed_mid_call_stops_the_server_and_its_command() {
     let workspace = dir.path().join("workspace");
     std::fs::create_dir(&workspace).unwrap();
     let mut reaper = Reaper::new();
-    let mut client = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "a_client_killed_mid_call_stops_the_server_and_its_command",
-            "--nocapture",
-        ])
-        .env(ROLE, "client")
-        .env(DIR, dir.path())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    reaper.pid(client.id());
+    let mut client = ChildGuard(
+        Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "a_client_killed_mid_call_stops_the_server_and_its_command",
+                "--nocapture",
+            ])
+            .env(ROLE, "client")
+            .env(DIR, dir.path())
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let server = wait_for("the client to start the server", || {
         read_pids(&dir.path().join("server.pid"), 1)
     })[0];
@@ -158,7 +159,7 @@ fn a_client_killed_mid_call_stops_the_server_and_its_command() {
 
     let killed = Instant::now();
     kill9(client.id());
-    client.wait().unwrap();
+    client.0.wait().unwrap();
     assert!(
         stops(server),
         "the server outlived its client: {}",
@@ -180,16 +181,15 @@ fn a_client_killed_mid_call_stops_the_server_and_its_command() {
     no_panic(&stderr);
 }
 
-/// Starts the server and the slow call in this process; returns the server (its stderr piped)
-/// with its pipes, and the command's (shell, sleep).
+/// Starts the server and the slow call in this process; returns the server (its stderr piped,
+/// stopped on drop) with its pipes, and the command's (shell, sleep).
 fn server_with_slow_call(
     workspace: &Path,
     reaper: &mut Reaper,
-) -> (Child, ChildStdin, BufReader<ChildStdout>, (u32, u32)) {
-    let mut server = spawn_server(workspace, Stdio::piped());
-    reaper.pid(server.id());
-    let mut stdin = server.stdin.take().unwrap();
-    let mut stdout = BufReader::new(server.stdout.take().unwrap());
+) -> (ChildGuard, ChildStdin, BufReader<ChildStdout>, (u32, u32)) {
+    let mut server = ChildGuard(spawn_server(workspace, Stdio::piped()));
+    let mut stdin = server.0.stdin.take().unwrap();
+    let mut stdout = BufReader::new(server.0.stdout.take().unwrap());
     start_slow_call(&mut stdin, &mut stdout);
     let pids = command_pids(workspace, reaper);
     (server, stdin, stdout, pids)
@@ -215,9 +215,9 @@ fn a_client_closing_both_pipes_mid_call_stops_the_server_and_its_command() {
     let closed = Instant::now();
     drop(stdin);
     drop(stdout);
-    let status = exits_within(&mut server, GONE);
+    let status = exits_within(&mut server.0, GONE);
     let took = closed.elapsed();
-    let stderr = stderr_of(&mut server);
+    let stderr = stderr_of(&mut server.0);
     assert!(status.success(), "{status:?}: {stderr}");
     assert!(took < GONE, "{took:?}");
     assert!(
@@ -235,9 +235,9 @@ fn a_client_closing_stdin_mid_call_stops_the_server_and_its_command() {
         server_with_slow_call(dir.path(), &mut reaper);
     let closed = Instant::now();
     drop(stdin);
-    let status = exits_within(&mut server, DRAINED);
+    let status = exits_within(&mut server.0, DRAINED);
     let took = closed.elapsed();
-    let stderr = stderr_of(&mut server);
+    let stderr = stderr_of(&mut server.0);
     assert!(status.success(), "{status:?}: {stderr}");
     assert!(took < DRAINED, "{took:?}");
     assert!(
