@@ -309,6 +309,17 @@ async fn full_disk(mount: &Path, outside: &Path) {
     let err = store.record(entry).await.unwrap_err();
     assert_eq!(err.kind(), ServiceErrorKind::Unavailable);
     assert_eq!(err.to_string(), full("recording a call"));
+    // A new store cannot be made there, and says so.
+    let other = mount.join("other.db");
+    let err = SqliteStore::open(&other).unwrap_err();
+    assert_eq!(err.kind(), ServiceErrorKind::Unavailable);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "cannot open the session store `{}`: its disk is full (database or disk is full); free space on it, or open the store on another disk",
+            other.display()
+        )
+    );
     // A session can still be resumed: that only reads.
     let resumed = factory.resume("s-full").await.unwrap();
     assert_eq!(resumed.entries().await.unwrap().len(), 5);
