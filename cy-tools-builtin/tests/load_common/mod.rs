@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod checks;
 pub mod workload;
 
 use std::collections::BTreeMap;

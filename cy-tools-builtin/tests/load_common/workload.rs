@@ -186,21 +186,27 @@ impl Script {
         let text = result.text_content();
         let explain = |what: String| format!("{what}; the answer was: {}", clip(&text));
         let fail = |what: String| Err(explain(what));
+        // What later steps work on, whatever this call's outcome.
+        let id = self.id.clone();
+        match k % 10 {
+            0 => self.last_note = format!("notes/{id}-{k}.txt"),
+            4 => self.last_py = format!("py/{id}-{k}.txt"),
+            6 => self.last_cm = format!("cm/{id}-{k}.txt"),
+            _ => {}
+        }
         if result.is_error {
-            return fail("an error result".into());
+            return Err(format!("an error result: {}", clip(&text)));
         }
         let foreign = foreign_ids(&text, &self.id);
         if !foreign.is_empty() {
             return fail(format!("LEAK: the answer names other sessions {foreign:?}"));
         }
-        let id = self.id.clone();
         let args = &call.arguments;
         let arg = |name: &str| args[name].as_str().unwrap_or_default().to_string();
         match k % 10 {
             0 => {
                 let path = arg("path");
                 self.files.insert(path.clone(), arg("content"));
-                self.last_note.clone_from(&path);
                 if !text.contains(&path) {
                     return fail(format!("write_file does not name `{path}`"));
                 }
@@ -222,8 +228,7 @@ impl Script {
             4 => {
                 let py = format!("py/{id}-{k}.txt");
                 self.files.insert(arg("filename"), arg("code"));
-                self.files.insert(py.clone(), format!("{MARK}{id}-{k}\n"));
-                self.last_py = py;
+                self.files.insert(py, format!("{MARK}{id}-{k}\n"));
                 let expected = serde_json::to_string(&self.marks()).unwrap_or_default();
                 if text != expected {
                     return fail(format!("execute_code: expected the marks {expected}"));
@@ -238,7 +243,6 @@ impl Script {
                 let cm = format!("cm/{id}-{k}.txt");
                 self.files
                     .insert(cm.clone(), format!("{MARK}{id}-{k}\nfrom code mode\n"));
-                self.last_cm = cm.clone();
                 if out["read"] != json!(read) {
                     return fail(format!("cy_sdk read_file: expected {read:?}"));
                 }
@@ -276,6 +280,12 @@ impl Script {
             }
         }
         Ok(())
+    }
+
+    /// Takes the workspace as it is on disk for the model, after a call whose effects are not
+    /// known (one that failed), so that later calls are checked against what is there.
+    pub fn resync(&mut self, files: BTreeMap<String, String>) {
+        self.files = files;
     }
 
     /// `read_file`'s answer for the whole of `path`: each line after its number.
