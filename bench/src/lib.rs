@@ -1,0 +1,19 @@
+//! cy-tools measured against rmcp on the same 16 tools, and how binding scales with the size of
+//! the toolset and the number of sessions.
+//!
+//! * [`tools`]: the 16 tools' parameter types and bodies, shared by both frameworks.
+//! * [`ours`]: the tools with cy-tools' `#[tool]`; [`peer_rmcp`]: with rmcp's `#[tool]` and
+//!   `#[tool_router]`.
+//! * [`generated`]: toolsets of 1 to 1,000 tools generated at run time, with small or large
+//!   schemas, for the scaling measurements.
+//!
+//! The benchmarks are `benches/peers.rs` and `benches/scaling.rs`; heap bytes per session come
+//! from the `session_memory` binary, which counts allocations. `scripts/bench-peers` and
+//! `scripts/bench-scaling` run them and print the figures BENCHMARKS.md quotes.
+
+#![forbid(unsafe_code)]
+
+pub mod generated;
+pub mod ours;
+pub mod peer_rmcp;
+pub mod tools;
