@@ -222,7 +222,10 @@ async fn a_command_killed_by_a_signal_has_no_exit_code() {
     assert_eq!(result.stdout, "before\n");
     assert_eq!(result.exit_code, None);
     assert!(!result.timed_out);
-    assert_eq!(result.stderr, "[the command was killed by signal 9]");
+    assert_eq!(
+        result.stderr,
+        "[the command was killed by signal 9 (SIGKILL): something outside the command killed it, or the host ran out of memory]"
+    );
 }
 
 #[tokio::test]

@@ -6,7 +6,7 @@ mod execute_code_common;
 
 use std::time::{Duration, Instant};
 
-use cy_tools::{ExecOptions, ProcessTable, ResourceLimits, Sandbox};
+use cy_tools::{ExecOptions, ResourceLimits, Sandbox};
 use cy_tools_builtin::executor::RunLimits;
 use cy_tools_builtin::{ExecLimits, LocalSandbox};
 use execute_code_common::{self as common, Session};
@@ -72,7 +72,7 @@ async fn cpu_hog_stops_at_its_cpu_limit(s: &Session) {
     assert!(result.is_error, "{text}");
     // The shell either ran python as its child (and reports its death as 128 + 24) or
     // became python (and was killed itself).
-    let by_shell = "[exit code 152 is the shell reporting a process killed by signal 24 (SIGXCPU): a process of it used up its CPU-time limit of 1 s; make it do less work, or raise the limit]";
+    let by_shell = "[exit code 152 is how the shell reports a process killed by signal 24 (SIGXCPU): a process of it used up its CPU-time limit of 1 s; make it do less work, or raise the limit]";
     let itself = "[the command was killed by signal 24 (SIGXCPU): a process of it used up its CPU-time limit of 1 s; make it do less work, or raise the limit]";
     assert!(text.contains(by_shell) || text.contains(itself), "{text}");
     // One CPU second, however busy the machine; far from the 60 s timeout.

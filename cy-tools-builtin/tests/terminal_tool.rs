@@ -103,7 +103,7 @@ async fn a_command_killed_by_a_signal_is_an_error() {
     let result = call(&tool, json!({"command": "kill -9 $$"})).await;
     assert_eq!(
         failed(&result),
-        "the command was killed by a signal\nstdout: (empty)\nstderr:\n[the command was killed by signal 9]"
+        "the command was killed by a signal\nstdout: (empty)\nstderr:\n[the command was killed by signal 9 (SIGKILL): something outside the command killed it, or the host ran out of memory]"
     );
 }
 

@@ -171,25 +171,55 @@ fn ending_notice(
     resources: &cy_tools::ResourceLimits,
 ) -> Option<String> {
     let xcpu = rustix::process::Signal::XCPU.as_raw();
-    let cpu_limit = |how: String| {
-        resources.cpu_time.map(|cpu| {
+    let (how, signal) = match (status.signal(), status.code()) {
+        (Some(signal), _) => (format!("the command was killed by signal {signal}"), signal),
+        // `sh -c` runs the command as its child and reports a child a signal killed as
+        // 128 + the signal. Said as such: a program may also exit with that code itself.
+        (None, Some(code)) if code > 128 && signal_name(code - 128).is_some() => (
             format!(
-                "[{how} (SIGXCPU): a process of it used up its CPU-time limit of {} s; make it do less work, or raise the limit]",
-                cpu.as_secs_f64().ceil()
-            )
-        })
+                "exit code {code} is how the shell reports a process killed by signal {}",
+                code - 128
+            ),
+            code - 128,
+        ),
+        _ => return None,
     };
-    match (status.signal(), status.code()) {
-        (Some(signal), _) if signal == xcpu => {
-            cpu_limit(format!("the command was killed by signal {signal}"))
+    let name = signal_name(signal).map_or(String::new(), |n| format!(" ({n})"));
+    let why = match resources.cpu_time {
+        Some(cpu) if signal == xcpu => format!(
+            ": a process of it used up its CPU-time limit of {} s; make it do less work, or raise the limit",
+            cpu.as_secs_f64().ceil()
+        ),
+        _ if signal == rustix::process::Signal::KILL.as_raw() => {
+            ": something outside the command killed it, or the host ran out of memory".to_string()
         }
-        (Some(signal), _) => Some(format!("[the command was killed by signal {signal}]")),
-        // The shell reports a child a signal killed as 128 + the signal.
-        (None, Some(code)) if code == 128 + xcpu => cpu_limit(format!(
-            "exit code {code} is the shell reporting a process killed by signal {xcpu}"
-        )),
-        _ => None,
-    }
+        _ => String::new(),
+    };
+    Some(format!("[{how}{name}{why}]"))
+}
+
+/// The name of the signals a command commonly dies of.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    use rustix::process::Signal;
+    [
+        (Signal::HUP, "SIGHUP"),
+        (Signal::INT, "SIGINT"),
+        (Signal::QUIT, "SIGQUIT"),
+        (Signal::ILL, "SIGILL"),
+        (Signal::ABORT, "SIGABRT"),
+        (Signal::BUS, "SIGBUS"),
+        (Signal::FPE, "SIGFPE"),
+        (Signal::KILL, "SIGKILL"),
+        (Signal::SEGV, "SIGSEGV"),
+        (Signal::PIPE, "SIGPIPE"),
+        (Signal::ALARM, "SIGALRM"),
+        (Signal::TERM, "SIGTERM"),
+        (Signal::XCPU, "SIGXCPU"),
+        (Signal::XFSZ, "SIGXFSZ"),
+    ]
+    .into_iter()
+    .find(|(s, _)| s.as_raw() == signal)
+    .map(|(_, name)| name)
 }
 
 fn append_notice(text: &mut String, notice: &str) {
@@ -203,4 +233,56 @@ fn append_notice(text: &mut String, notice: &str) {
 enum Stop {
     TimedOut,
     Cancelled,
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::ExitStatus;
+    use std::time::Duration;
+
+    use cy_tools::ResourceLimits;
+
+    use super::ending_notice;
+
+    fn cpu(secs: u64) -> ResourceLimits {
+        ResourceLimits {
+            cpu_time: Some(Duration::from_secs(secs)),
+            ..ResourceLimits::NONE
+        }
+    }
+
+    #[test]
+    fn a_signal_or_the_shells_code_for_one_is_named() {
+        // A wait status: the low 7 bits are the killing signal; an exit code sits above them.
+        let killed = |signal: i32| ExitStatus::from_raw(signal);
+        let exited = |code: i32| ExitStatus::from_raw(code << 8);
+        assert_eq!(ending_notice(exited(0), &cpu(1)), None);
+        assert_eq!(ending_notice(exited(3), &cpu(1)), None);
+        assert_eq!(ending_notice(exited(200), &cpu(1)), None);
+        assert_eq!(
+            ending_notice(killed(24), &cpu(2)).unwrap(),
+            "[the command was killed by signal 24 (SIGXCPU): a process of it used up its CPU-time limit of 2 s; make it do less work, or raise the limit]"
+        );
+        assert_eq!(
+            ending_notice(exited(152), &cpu(2)).unwrap(),
+            "[exit code 152 is how the shell reports a process killed by signal 24 (SIGXCPU): a process of it used up its CPU-time limit of 2 s; make it do less work, or raise the limit]"
+        );
+        assert_eq!(
+            ending_notice(exited(152), &ResourceLimits::NONE).unwrap(),
+            "[exit code 152 is how the shell reports a process killed by signal 24 (SIGXCPU)]"
+        );
+        assert_eq!(
+            ending_notice(killed(11), &cpu(2)).unwrap(),
+            "[the command was killed by signal 11 (SIGSEGV)]"
+        );
+        assert_eq!(
+            ending_notice(killed(9), &cpu(2)).unwrap(),
+            "[the command was killed by signal 9 (SIGKILL): something outside the command killed it, or the host ran out of memory]"
+        );
+        assert_eq!(
+            ending_notice(killed(10), &cpu(2)).unwrap(),
+            "[the command was killed by signal 10]"
+        );
+    }
 }

@@ -10,6 +10,10 @@
 //! `pids` hierarchy, or v2 when `pids` is enabled for our subtree). Hosts that cannot write
 //! there (an unprivileged user without a delegated cgroup, a read-only `/sys/fs/cgroup`) fall
 //! back to rlimits, see [`super::resources`].
+//!
+//! The cgroup also knows a run's processes when the host does not: a host killed with `SIGKILL`
+//! leaves its runs going, and the next host to start kills them ([`sweep_stale`]). The empty
+//! `cy-tools-<pid>` folder a host leaves when it exits is removed the same way.
 
 use std::fs;
 use std::io;
@@ -127,12 +131,14 @@ fn prepare(base: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Removes what hosts that are gone left behind (`cy-tools-<pid>` of a dead pid), so a long
-/// series of runs does not accumulate folders.
+/// Cleans up after hosts that are gone (`cy-tools-<pid>` of a dead pid): a host killed with
+/// `SIGKILL` could not stop its runs, which then live on with no one to read their output. They
+/// are killed, and their folders removed once empty.
 fn sweep_stale(parent: &Path) {
     let Ok(entries) = fs::read_dir(parent) else {
         return;
     };
+    let mut stale = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name();
         let Some(pid) = name
@@ -142,18 +148,51 @@ fn sweep_stale(parent: &Path) {
         else {
             continue;
         };
-        if pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists() {
-            continue;
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            stale.push(entry.path());
         }
-        let dir = entry.path();
-        if let Ok(runs) = fs::read_dir(&dir) {
-            for run in runs.flatten() {
-                if run.path().is_dir() {
-                    let _ = fs::remove_dir(run.path());
-                }
+    }
+    // Killing is a few system calls, done now so it happens even if this host is a one-shot
+    // command that exits right away; waiting for the folders to empty is left to a thread.
+    let mut runs = Vec::new();
+    for host in &stale {
+        if let Ok(entries) = fs::read_dir(host) {
+            for run in entries.flatten().map(|r| r.path()).filter(|p| p.is_dir()) {
+                kill_members(&run);
+                runs.push(run);
             }
         }
-        let _ = fs::remove_dir(&dir);
+    }
+    if stale.is_empty() {
+        return;
+    }
+    let _ = std::thread::Builder::new()
+        .name("cy-cgroup-sweep".into())
+        .stack_size(64 * 1024)
+        .spawn(move || {
+            for run in &runs {
+                remove_when_empty(run, REMOVE_FOR);
+            }
+            for host in &stale {
+                let _ = fs::remove_dir(host);
+            }
+        });
+}
+
+/// Kills every process in cgroup `dir`: at once with `cgroup.kill` (v2), else one by one from
+/// `cgroup.procs`. A listed pid is a member at that moment; it could only be another process by
+/// exiting and being reused between the read and the kill, microseconds apart.
+fn kill_members(dir: &Path) {
+    if fs::write(dir.join("cgroup.kill"), "1").is_ok() {
+        return;
+    }
+    let Ok(procs) = fs::read_to_string(dir.join("cgroup.procs")) else {
+        return;
+    };
+    for pid in procs.lines().filter_map(|p| p.trim().parse::<i32>().ok()) {
+        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
     }
 }
 
