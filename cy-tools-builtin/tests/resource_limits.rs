@@ -49,6 +49,9 @@ fn limit_row(limits: &str, name: &str) -> (String, String) {
 
 /// Whether this host can hold a command to a process count: a non-root user has
 /// `RLIMIT_NPROC`; root needs the pids cgroup, which a command then finds itself in.
+///
+/// With `CY_LIMITS_REQUIRE_ENFORCED` set (CI sets it), a host that cannot is a failure, not a
+/// skip, so the fork-bomb tests cannot pass by not running.
 async fn process_count_enforced() -> bool {
     if !rustix::process::geteuid().is_root() {
         return true;
@@ -59,7 +62,13 @@ async fn process_count_enforced() -> bool {
         .exec("cat /proc/self/cgroup", ExecOptions::default())
         .await
         .unwrap();
-    out.stdout.contains("/cy-tools-")
+    let enforced = out.stdout.contains("/cy-tools-");
+    assert!(
+        enforced || std::env::var_os("CY_LIMITS_REQUIRE_ENFORCED").is_none(),
+        "CY_LIMITS_REQUIRE_ENFORCED is set, but this root host cannot create a pids cgroup: {}",
+        out.stdout
+    );
+    enforced
 }
 
 async fn cpu_hog_stops_at_its_cpu_limit(s: &Session) {
