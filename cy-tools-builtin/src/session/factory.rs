@@ -115,7 +115,10 @@ impl LocalSessionFactory {
         std::fs::create_dir_all(dir).map_err(|err| {
             ServiceError::new(
                 ServiceErrorKind::Other,
-                format!("cannot create the state folder `{}`: {err}", dir.display()),
+                format!(
+                    "cannot create the state folder `{}`: {err}; pass a folder on a writable disk this process may write to",
+                    dir.display()
+                ),
             )
         })?;
         let registry = ToolRegistry::linked()
