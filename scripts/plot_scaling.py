@@ -201,8 +201,8 @@ def main(argv: list[str]) -> None:
     panels[0].add("large: 40-property schemas", bind["large"])
     panels[1].add("small: per session, small schemas", mem_tools["small"])
     panels[1].add("large: per session, large schemas", mem_tools["large"])
-    panels[1].add("process small: per process, small schemas", process["small"], dashed=True)
-    panels[1].add("process large: per process, large schemas", process["large"], dashed=True)
+    panels[1].add("process small: process-wide, small schemas (paid once)", process["small"], dashed=True)
+    panels[1].add("process large: process-wide, large schemas (paid once)", process["large"], dashed=True)
     panels[2].add("sessions: ToolRegistry::build", sessions)
     panels[3].add("sessions: bytes kept per session", mem_sessions)
 

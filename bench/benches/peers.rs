@@ -18,6 +18,10 @@
 //! * `peers_list`: the whole list as MCP `tools/list` JSON text. rmcp: `ToolRouter::list_all()`
 //!   serialized; cy-tools: `Dialect::Mcp.export_toolset` serialized.
 //!
+//! Each group first prints a paired ratio (`cy_tools_bench::paired`: the two sides timed in
+//! alternating rounds, median of the per-round ratios), which a change of load between
+//! criterion's sequential measurements cannot skew.
+//!
 //! Before measuring, the bench checks that both sides list the same 16 names, descriptions and
 //! input schemas (rmcp's keeps a `$schema` key, which cy-tools drops), and that both calls answer
 //! the same text. `scripts/bench-peers` runs this and prints the ratios.
@@ -28,7 +32,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::{CancellationToken, Dialect, SessionIdentity, ToolCall, ToolContext, Toolset};
-use cy_tools_bench::{ours, peer_rmcp::RmcpTools};
+use cy_tools_bench::{ours, paired, peer_rmcp::RmcpTools};
 use rmcp::model::{CallToolRequestParams, CallToolResponse, NumberOrString};
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -120,6 +124,14 @@ fn check_same_tools(rmcp_server: &RmcpTools, tools: &Toolset) -> (usize, usize) 
     )
 }
 
+/// Rounds of the paired measurement: odd, so the median is one round's ratio.
+const ROUNDS: usize = 101;
+
+/// Prints the paired ratio (see `cy_tools_bench::paired`) as a BENCHMARKS.md row.
+fn report_paired(group: &str, numerator: &str, denominator: &str, ratio: f64) {
+    println!("| paired `{group}`: `{numerator}` / `{denominator}` | {ratio:.2}x |");
+}
+
 fn bind(c: &mut Criterion) {
     let registry = ours::registry();
     let names = registry.names();
@@ -128,6 +140,22 @@ fn bind(c: &mut Criterion) {
     assert_eq!(registry.build(&names, &context).len(), 16);
     let prototype = RmcpTools::new();
     assert_eq!(prototype.router().list_all().len(), 16);
+
+    let shared = std::sync::Arc::new(context.clone());
+    let ours_build = || registry.build(black_box(&names), black_box(&context));
+    let ours_shared = || registry.build_shared(black_box(&names), std::sync::Arc::clone(&shared));
+    let ratio = paired::median_ratio(ROUNDS, 200, ours_build, RmcpTools::new);
+    report_paired("peers_bind", "cy_tools_build", "rmcp_tool_router", ratio);
+    let rmcp_clone = || black_box(&prototype).clone();
+    let ratio = paired::median_ratio(ROUNDS, 200, ours_build, rmcp_clone);
+    report_paired("peers_bind", "cy_tools_build", "rmcp_clone_router", ratio);
+    let ratio = paired::median_ratio(ROUNDS, 200, ours_shared, rmcp_clone);
+    report_paired(
+        "peers_bind",
+        "cy_tools_build_shared",
+        "rmcp_clone_router",
+        ratio,
+    );
 
     let mut group = c.benchmark_group("peers_bind");
     group.bench_function("rmcp_tool_router", |b| {
@@ -140,7 +168,6 @@ fn bind(c: &mut Criterion) {
         b.iter(|| black_box(registry.build(black_box(&names), black_box(&context))))
     });
     // A session factory makes the context in an `Arc` itself and hands it over: binding alone.
-    let shared = std::sync::Arc::new(context.clone());
     group.bench_function("cy_tools_build_shared", |b| {
         b.iter(|| {
             black_box(registry.build_shared(black_box(&names), std::sync::Arc::clone(&shared)))
@@ -171,7 +198,15 @@ fn call_pair(c: &mut Criterion, tool: &'static str, args: Value, expected: &str)
     assert!(!result.is_error, "{}", result.text_content());
     assert_eq!(result.text_content(), expected);
 
-    let mut group = c.benchmark_group(format!("peers_call_{tool}"));
+    let rmcp_once = || runtime.block_on(rmcp_call(black_box(&args_object).clone()));
+    let ours_once = || {
+        runtime.block_on(ours.execute(ToolCall::new("call-1", black_box(&args).clone()), &token))
+    };
+    let ratio = paired::median_ratio(ROUNDS, 200, ours_once, rmcp_once);
+    let group_name = format!("peers_call_{tool}");
+    report_paired(&group_name, "cy_tools_execute", "rmcp_call_tool", ratio);
+
+    let mut group = c.benchmark_group(group_name);
     group.bench_function("rmcp_call_tool", |b| {
         b.iter(|| {
             runtime.block_on(async { black_box(rmcp_call(black_box(&args_object).clone()).await) })
@@ -219,6 +254,19 @@ fn list(c: &mut Criterion) {
     let server = RmcpTools::new();
     let (rmcp_bytes, our_bytes) = check_same_tools(&server, &tools);
     println!("tools/list JSON: rmcp {rmcp_bytes} bytes, cy-tools {our_bytes} bytes");
+
+    let rmcp_list = || serde_json::to_vec(&black_box(&server).router().list_all());
+    let ours_list = || {
+        let declared = Dialect::Mcp.export_toolset(black_box(&tools));
+        serde_json::to_vec(&declared.expect("MCP export"))
+    };
+    let ratio = paired::median_ratio(ROUNDS, 20, ours_list, rmcp_list);
+    report_paired(
+        "peers_list",
+        "cy_tools_mcp_export_json",
+        "rmcp_list_all_json",
+        ratio,
+    );
 
     let mut group = c.benchmark_group("peers_list");
     group.bench_function("rmcp_list_all_json", |b| {

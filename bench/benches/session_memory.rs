@@ -16,7 +16,7 @@ use std::alloc::System;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use cy_tools::{DynTool, ToolContext, ToolRegistry, Toolset};
+use cy_tools::{DynTool, Schema, ToolContext, ToolRegistry, Toolset};
 use cy_tools_bench::generated::{self, SchemaSize};
 use cy_tools_bench::{ours, peer_rmcp::RmcpTools};
 use serde_json::{Value, json};
@@ -162,6 +162,41 @@ fn main() {
         }
     }
 
+    // What one definition's share of the process-wide bytes is made of: the canonical schema
+    // value, and (the rest) the validator compiled from it and the registry entry.
+    let per_tool = |size: SchemaSize| {
+        tool_points
+            .iter()
+            .find(|p| p["schema"] == size.name() && p["tools"] == 1000)
+            .and_then(|p| p["process_bytes"].as_i64())
+            .map_or(0.0, |b| b as f64 / 1000.0)
+    };
+    writeln!(
+        report,
+        "\n| schema | JSON text | canonical `Schema` on the heap | whole definition, process-wide |\n|---|---|---|---|"
+    )
+    .unwrap();
+    let mut schema_points = Vec::new();
+    for size in [SchemaSize::Small, SchemaSize::Large] {
+        let json_bytes = serde_json::to_vec(&size.schema()).map_or(0, |v| v.len());
+        let (schema, value) = retained(|| Schema::canonical(size.schema()).expect("valid"));
+        drop(schema);
+        writeln!(
+            report,
+            "| {} | {json_bytes} B | {} B | {:.0} B |",
+            size.name(),
+            value.bytes,
+            per_tool(size)
+        )
+        .unwrap();
+        schema_points.push(json!({
+            "schema": size.name(),
+            "json_bytes": json_bytes,
+            "canonical_value_bytes": value.bytes,
+            "definition_bytes": per_tool(size),
+        }));
+    }
+
     let mut session_points = Vec::new();
     writeln!(
         report,
@@ -216,6 +251,7 @@ fn main() {
     print!("{report}");
     let document: Value = json!({
         "tools": tool_points,
+        "schemas": schema_points,
         "sessions": session_points,
         "peers": {
             "cy_tools_16": {"bytes_per_session": ours_16.bytes, "allocations_per_session": ours_16.allocations},

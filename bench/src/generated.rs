@@ -38,6 +38,11 @@ impl SchemaSize {
         }
     }
 
+    /// A fresh copy of the parameter schema each generated tool of this size declares.
+    pub fn schema(self) -> Value {
+        (self.source())()
+    }
+
     fn source(self) -> fn() -> Value {
         match self {
             SchemaSize::Small => small_schema,

@@ -4,6 +4,8 @@
 //! * [`tools`]: the 16 tools' parameter types and bodies, shared by both frameworks.
 //! * [`ours`]: the tools with cy-tools' `#[tool]`; [`peer_rmcp`]: with rmcp's `#[tool]` and
 //!   `#[tool_router]`.
+//! * [`paired`]: two closures timed in alternating rounds, for ratios that a change of load
+//!   between criterion's sequential measurements would skew.
 //! * [`generated`]: toolsets of 1 to 1,000 tools generated at run time, with small or large
 //!   schemas, for the scaling measurements.
 //!
@@ -15,5 +17,6 @@
 
 pub mod generated;
 pub mod ours;
+pub mod paired;
 pub mod peer_rmcp;
 pub mod tools;
