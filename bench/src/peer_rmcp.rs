@@ -44,7 +44,7 @@ impl RmcpTools {
     }
 
     /// Write a whole file in the workspace, replacing what was there.
-    #[tool()]
+    #[tool]
     async fn write_file(&self, Parameters(p): Parameters<WriteFile>) -> String {
         tools::write_file(p)
     }
@@ -62,43 +62,43 @@ impl RmcpTools {
     }
 
     /// Replace exact text in a file.
-    #[tool()]
+    #[tool]
     async fn replace_text(&self, Parameters(p): Parameters<ReplaceText>) -> String {
         tools::replace_text(p)
     }
 
     /// Run a program in the workspace and return its output.
-    #[tool()]
+    #[tool]
     async fn run_command(&self, Parameters(p): Parameters<RunCommand>) -> String {
         tools::run_command(p)
     }
 
     /// Send an HTTP request and return the response.
-    #[tool()]
+    #[tool]
     async fn http_request(&self, Parameters(p): Parameters<HttpRequest>) -> String {
         tools::http_request(p)
     }
 
     /// Open an issue in the project's tracker.
-    #[tool()]
+    #[tool]
     async fn create_issue(&self, Parameters(p): Parameters<CreateIssue>) -> String {
         tools::create_issue(p)
     }
 
     /// Change the state or labels of an issue, or comment on it.
-    #[tool()]
+    #[tool]
     async fn update_issue(&self, Parameters(p): Parameters<UpdateIssue>) -> String {
         tools::update_issue(p)
     }
 
     /// Put an event in the team calendar and invite people.
-    #[tool()]
+    #[tool]
     async fn schedule_event(&self, Parameters(p): Parameters<ScheduleEvent>) -> String {
         tools::schedule_event(p)
     }
 
     /// Post a message in a team chat channel.
-    #[tool()]
+    #[tool]
     async fn send_message(&self, Parameters(p): Parameters<SendMessage>) -> String {
         tools::send_message(p)
     }
@@ -110,25 +110,25 @@ impl RmcpTools {
     }
 
     /// Convert a length from one unit to another.
-    #[tool()]
+    #[tool]
     async fn convert_units(&self, Parameters(p): Parameters<ConvertUnits>) -> String {
         tools::convert_units(p)
     }
 
     /// Find the coordinates of a postal address.
-    #[tool()]
+    #[tool]
     async fn geocode(&self, Parameters(p): Parameters<Geocode>) -> String {
         tools::geocode(p)
     }
 
     /// Resize an image file and convert its format.
-    #[tool()]
+    #[tool]
     async fn resize_image(&self, Parameters(p): Parameters<ResizeImage>) -> String {
         tools::resize_image(p)
     }
 
     /// Summarize a sample of numbers: count, mean, percentiles.
-    #[tool()]
+    #[tool]
     async fn summarize_stats(&self, Parameters(p): Parameters<SummarizeStats>) -> String {
         tools::summarize_stats(p)
     }
