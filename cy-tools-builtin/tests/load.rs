@@ -59,6 +59,7 @@ struct Shared {
     peak_in_flight: AtomicUsize,
     python: AtomicUsize,
     peak_python: AtomicUsize,
+    peak_threads: AtomicUsize,
     /// Calls answered, per session.
     progress: Vec<AtomicUsize>,
 }
@@ -149,6 +150,17 @@ async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
     }
     let created = started.elapsed();
     let calls_started = Instant::now();
+    // Sampled, to show how much of Tokio's blocking pool (512 threads) the run takes.
+    let sampler = {
+        let shared = Arc::clone(&shared);
+        tokio::spawn(async move {
+            loop {
+                let threads = load_common::threads();
+                shared.peak_threads.fetch_max(threads, Ordering::SeqCst);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+        })
+    };
     let mut runs = Vec::new();
     let mut failures = Vec::new();
     loop {
@@ -164,6 +176,7 @@ async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
         }
     }
     let calls_took = calls_started.elapsed();
+    sampler.abort();
     runs.sort_by(|a, b| a.id.cmp(&b.id));
 
     let calls = config.sessions * config.calls;
@@ -210,9 +223,10 @@ async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
         (answered + nested) as f64 / secs,
     );
     report += &format!(
-        "load: peak calls in flight {}, peak python runs in flight {}; load average now {}\n",
+        "load: peak calls in flight {}, peak python runs in flight {}, peak threads {}; load average now {}\n",
         shared.peak_in_flight.load(Ordering::SeqCst),
         shared.peak_python.load(Ordering::SeqCst),
+        shared.peak_threads.load(Ordering::SeqCst),
         load_common::load_average()
     );
     report += &format!(

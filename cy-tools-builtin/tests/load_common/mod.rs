@@ -180,6 +180,18 @@ pub fn children() -> Vec<(u32, String)> {
         .collect()
 }
 
+/// How many threads this process runs.
+pub fn threads() -> usize {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Threads:"))
+                .and_then(|n| n.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
 /// The machine's load averages (1, 5, 15 min).
 pub fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
