@@ -127,8 +127,8 @@ fn main() {
     );
     let mut report = String::new();
 
-    // The first registry also pays the process's one-off lazy initialization (statics of the
-    // schema and logging libraries): leave that out of the first point.
+    // The first registry also pays the process's one-off lazy initialization (lazily built
+    // statics in the libraries below): leave that out of the first point.
     drop(generated_registry(1, SchemaSize::Small));
 
     let mut tool_points = Vec::new();
