@@ -91,13 +91,7 @@ impl Dialect {
     /// # Errors
     /// The tool's schema cannot be expressed in this dialect.
     pub fn export(self, tool: &AgentTool) -> Result<Value, DialectError> {
-        self.export_parts(&ToolParts {
-            name: tool.name(),
-            description: tool.description(),
-            parameters: tool.parameters(),
-            annotations: tool.annotations(),
-            output_schema: tool.output_schema(),
-        })
+        self.export_parts(&ToolParts::of(tool))
     }
 
     /// The declaration of a definition under `name`, without binding it to a session.
@@ -140,6 +134,30 @@ impl Dialect {
         Ok(declarations)
     }
 
+    /// The declarations of a whole toolset as one JSON array, the text a `tools/list` answer
+    /// or a request's `tools` field carries: the same as serializing
+    /// [`export_toolset`](Self::export_toolset), but for [`Dialect::Mcp`] (whose declarations
+    /// hold the schemas unchanged) written straight from the tools' schemas, without copying
+    /// them into new values first.
+    ///
+    /// ```
+    /// # use cy_tools::{Dialect, Toolset};
+    /// let empty = Toolset::new(Vec::new());
+    /// assert_eq!(Dialect::Mcp.export_toolset_json(&empty).unwrap(), "[]");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`export_toolset`](Self::export_toolset).
+    pub fn export_toolset_json(self, tools: &Toolset) -> Result<String, DialectError> {
+        if self == Dialect::Mcp {
+            let parts: Vec<ToolParts<'_>> = tools.iter().map(ToolParts::of).collect();
+            return Ok(mcp::write_toolset(&parts));
+        }
+        let declarations = self.export_toolset(tools)?;
+        // Values built by the exporters: always serializable.
+        Ok(serde_json::to_string(&declarations).unwrap_or_default())
+    }
+
     fn export_parts(self, tool: &ToolParts<'_>) -> Result<Value, DialectError> {
         let named = |err: DialectError| DialectError {
             tool: tool.name.to_string(),
@@ -170,6 +188,18 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) parameters: &'a Value,
     pub(crate) annotations: ToolAnnotations,
     pub(crate) output_schema: Option<&'a Value>,
+}
+
+impl<'a> ToolParts<'a> {
+    fn of(tool: &'a AgentTool) -> Self {
+        ToolParts {
+            name: tool.name(),
+            description: tool.description(),
+            parameters: tool.parameters(),
+            annotations: tool.annotations(),
+            output_schema: tool.output_schema(),
+        }
+    }
 }
 
 /// A tool's schema cannot be expressed in a dialect.
