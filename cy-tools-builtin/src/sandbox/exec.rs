@@ -98,6 +98,9 @@ pub(crate) async fn run(
         let mut grace = false;
         loop {
             tokio::select! {
+                // Output first: on a loaded machine the task may wake with the pipes and the
+                // grace timer both ready, and what the command printed must not lose that race.
+                biased;
                 _ = &mut output, if !drained => drained = true,
                 _ = &mut exit, if !exited => {
                     exited = true;
@@ -109,6 +112,17 @@ pub(crate) async fn run(
                 }
                 () = &mut deadline => {
                     if grace {
+                        // A last read of what is already in the pipes, outside the task's
+                        // cooperative budget (which may be spent): once every writer is gone
+                        // it reaches the end at once, and only a process still holding a pipe
+                        // leaves the output unfinished.
+                        if !drained {
+                            tokio::select! {
+                                biased;
+                                _ = tokio::task::unconstrained(&mut output) => drained = true,
+                                () = std::future::ready(()) => {}
+                            }
+                        }
                         break;
                     }
                     stop = Some(Stop::TimedOut);
