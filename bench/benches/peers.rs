@@ -16,7 +16,8 @@
 //!   and arguments) and the session's cancellation token, to a `ToolResult`. Both clone the same
 //!   argument object first and run on the same current-thread Tokio runtime.
 //! * `peers_list`: the whole list as MCP `tools/list` JSON text. rmcp: `ToolRouter::list_all()`
-//!   serialized; cy-tools: `Dialect::Mcp.export_toolset` serialized.
+//!   serialized; cy-tools: `Dialect::Mcp.export_toolset_json` (the declarations written from the
+//!   borrowed schemas; `export_toolset` builds `Value`s, which copies every schema).
 //!
 //! Each group first prints a paired ratio (`cy_tools_bench::paired`: the two sides timed in
 //! alternating rounds, median of the per-round ratios), which a change of load between
@@ -257,8 +258,9 @@ fn list(c: &mut Criterion) {
 
     let rmcp_list = || serde_json::to_vec(&black_box(&server).router().list_all());
     let ours_list = || {
-        let declared = Dialect::Mcp.export_toolset(black_box(&tools));
-        serde_json::to_vec(&declared.expect("MCP export"))
+        Dialect::Mcp
+            .export_toolset_json(black_box(&tools))
+            .map(String::into_bytes)
     };
     let ratio = paired::median_ratio(ROUNDS, 20, ours_list, rmcp_list);
     report_paired(
@@ -277,10 +279,10 @@ fn list(c: &mut Criterion) {
     });
     group.bench_function("cy_tools_mcp_export_json", |b| {
         b.iter(|| {
-            let declared = Dialect::Mcp
-                .export_toolset(black_box(&tools))
+            let text = Dialect::Mcp
+                .export_toolset_json(black_box(&tools))
                 .expect("MCP export");
-            black_box(serde_json::to_vec(&declared).expect("serializable"))
+            black_box(text.into_bytes())
         })
     });
     group.finish();
