@@ -8,6 +8,7 @@ use cy_tools::{
 };
 
 use super::limits::RunLimits;
+use super::slots::RunSlots;
 
 /// The command a [`LocalExecutor`] runs by default; `{file}` becomes the script's host path.
 pub const DEFAULT_COMMAND: &str = "python3 {file}";
@@ -38,6 +39,7 @@ pub struct LocalExecutor {
     env: Arc<dyn Sandbox>,
     command: String,
     limits: RunLimits,
+    slots: Option<RunSlots>,
 }
 
 impl LocalExecutor {
@@ -47,6 +49,7 @@ impl LocalExecutor {
             env,
             command: DEFAULT_COMMAND.to_string(),
             limits: RunLimits::default(),
+            slots: None,
         }
     }
 
@@ -75,6 +78,14 @@ impl LocalExecutor {
         self
     }
 
+    /// The same executor taking a slot of `slots` for each run, so the runs of every executor
+    /// sharing them are capped together (none by default: each run starts at once).
+    #[must_use]
+    pub fn with_slots(mut self, slots: RunSlots) -> Self {
+        self.slots = Some(slots);
+        self
+    }
+
     /// The command line, with `{file}` where the script's path goes.
     pub fn command(&self) -> &str {
         &self.command
@@ -93,6 +104,11 @@ impl LocalExecutor {
                 "`filename` is empty; pass a file name such as `main.py`, or leave it out",
             ));
         }
+        // Held until the run is over; waiting for it does not eat into the run's own timeout.
+        let _slot = match &self.slots {
+            Some(slots) => Some(slots.acquire(timeout, &options.cancel).await?),
+            None => None,
+        };
         self.env
             .write_scratch(&options.filename, code.as_bytes().to_vec())
             .await?;
@@ -118,6 +134,10 @@ impl LocalExecutor {
     }
 }
 
+/// What a run cancelled while it waited for a slot reports.
+pub(crate) const CANCELLED_WAITING: &str =
+    "the run was cancelled while it waited for a free run slot; nothing of it ran";
+
 /// What a cancelled run reports, whichever backend ran it.
 pub(crate) const CANCELLED: &str =
     "the run was cancelled; it and every process it started were killed";
@@ -138,6 +158,7 @@ impl std::fmt::Debug for LocalExecutor {
             .field("env", &self.env.describe())
             .field("command", &self.command)
             .field("limits", &self.limits)
+            .field("slots", &self.slots.as_ref().map(RunSlots::size))
             .finish()
     }
 }

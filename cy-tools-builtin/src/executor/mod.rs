@@ -12,8 +12,10 @@
 mod limits;
 mod local;
 mod remote;
+mod slots;
 pub mod wire;
 
 pub use limits::RunLimits;
 pub use local::{DEFAULT_COMMAND, LocalExecutor};
 pub use remote::RemoteExecutor;
+pub use slots::RunSlots;

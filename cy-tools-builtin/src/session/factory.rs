@@ -15,7 +15,7 @@ use super::children::ChildFactory;
 use super::compose::{self, is_delegation};
 use super::rules::{check_spec, child_profile, child_spec, invalid};
 use super::{KeyedLog, LocalChat, Session, SubagentRun, SubagentRunner, TenantCoordinator};
-use crate::executor::{LocalExecutor, RemoteExecutor};
+use crate::executor::{LocalExecutor, RemoteExecutor, RunSlots};
 use crate::store::SqliteStore;
 use crate::tools::{delegate, workflow};
 use crate::{ExecLimits, LocalSandbox};
@@ -72,6 +72,7 @@ struct Host {
     secrets: Secrets,
     base_dir: Option<PathBuf>,
     exec_limits: ExecLimits,
+    run_slots: RunSlots,
 }
 
 impl LocalSessionFactory {
@@ -94,6 +95,7 @@ impl LocalSessionFactory {
                 secrets: Arc::new(|name| std::env::var(name).ok()),
                 base_dir: None,
                 exec_limits: ExecLimits::default(),
+                run_slots: RunSlots::for_this_host(),
             }),
         }
     }
@@ -178,6 +180,14 @@ impl LocalSessionFactory {
     #[must_use]
     pub fn with_exec_limits(mut self, limits: ExecLimits) -> Self {
         self.host_mut().exec_limits = limits;
+        self
+    }
+
+    /// The same factory with its sessions' local code runs capped by `slots` together
+    /// ([`RunSlots::for_this_host`] by default).
+    #[must_use]
+    pub fn with_run_slots(mut self, slots: RunSlots) -> Self {
+        self.host_mut().run_slots = slots;
         self
     }
 
@@ -379,9 +389,11 @@ impl LocalSessionFactory {
         env: &Arc<dyn Sandbox>,
     ) -> Result<Arc<dyn CodeExecutor>, ServiceError> {
         Ok(match &spec.executor {
-            ExecutorSpec::Local { command } => {
-                Arc::new(LocalExecutor::new(Arc::clone(env)).with_command(command.clone())?)
-            }
+            ExecutorSpec::Local { command } => Arc::new(
+                LocalExecutor::new(Arc::clone(env))
+                    .with_command(command.clone())?
+                    .with_slots(self.host.run_slots.clone()),
+            ),
             ExecutorSpec::Remote { url, token_var } => {
                 let token = (self.host.secrets)(token_var).ok_or_else(|| {
                     ServiceError::new(
