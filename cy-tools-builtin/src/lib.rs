@@ -32,6 +32,7 @@ pub use executor::{LocalExecutor, RemoteExecutor, RunLimits};
 pub mod cli;
 pub mod mcp;
 pub mod session;
+mod shell;
 pub mod store;
 
 pub use session::{LocalSessionFactory, Session, SubagentRunner};

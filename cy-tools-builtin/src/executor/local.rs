@@ -115,7 +115,7 @@ impl LocalExecutor {
         let path = self.env.resolve_path(&options.filename)?;
         let command = self
             .command
-            .replace("{file}", &shell_quote(&path.to_string_lossy()));
+            .replace("{file}", &crate::shell::quote(&path.to_string_lossy()));
         let exec = ExecOptions {
             timeout: Some(timeout),
             cancel: Some(options.cancel),
@@ -160,21 +160,5 @@ impl std::fmt::Debug for LocalExecutor {
             .field("limits", &self.limits)
             .field("slots", &self.slots.as_ref().map(RunSlots::size))
             .finish()
-    }
-}
-
-/// `text` as one word for `/bin/sh`: single-quoted, with each `'` written as `'\''`.
-fn shell_quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quoting_keeps_any_path_one_word() {
-        assert_eq!(shell_quote("/w/main.py"), "'/w/main.py'");
-        assert_eq!(shell_quote("/w/it's $HOME.py"), r"'/w/it'\''s $HOME.py'");
     }
 }

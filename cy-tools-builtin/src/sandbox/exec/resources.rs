@@ -53,7 +53,7 @@ pub(crate) fn confine(limits: &ResourceLimits) -> Confinement {
         match &cgroup {
             Some(run) => prefix.push_str(&format!(
                 "{{ echo $$ > {procs}; }} 2>/dev/null || {{ echo 'cy-tools: could not join the command to its process-count cgroup {procs}; the host removed it or lost write access to it, so run the command again' >&2; exit {JOIN_FAILED}; }}; ",
-                procs = shell_word(&run.procs_file().to_string_lossy()),
+                procs = crate::shell::quote(&run.procs_file().to_string_lossy()),
             )),
             None if rustix::process::geteuid().is_root() => warn_root_unlimited(max),
             None => {
@@ -108,11 +108,6 @@ fn user_tasks(uid: rustix::process::Uid) -> u32 {
         }
     }
     tasks
-}
-
-/// `text` as one word for `/bin/sh`: single-quoted, with each `'` written as `'\''`.
-fn shell_word(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 #[cfg(test)]
