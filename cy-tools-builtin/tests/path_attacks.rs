@@ -211,6 +211,34 @@ async fn symlinks_that_stay_inside_still_work() {
     );
 }
 
+#[test]
+fn resolve_path_refuses_a_final_symlink_that_leads_out() {
+    let layout = layout();
+    symlink("inside.txt", layout.ws.join("link_in")).unwrap();
+    symlink("missing.txt", layout.ws.join("dangling_in")).unwrap();
+    symlink("../outside/none.txt", layout.ws.join("dangling_out")).unwrap();
+    let env = LocalSandbox::new(&layout.ws).unwrap().env();
+    for link in [
+        "link_out_file",
+        "link_out_abs",
+        "link_out_dir",
+        "link_out_dir_abs",
+        "link_root",
+        "sub/link_up",
+        "dangling_out",
+    ] {
+        let err = env.resolve_path(link).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            cy_tools::ServiceErrorKind::OutsideSandbox,
+            "{link}: {err}"
+        );
+    }
+    for link in ["link_in", "dangling_in", "inside.txt", "new.txt"] {
+        assert_eq!(env.resolve_path(link).unwrap(), layout.ws.join(link));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_symlink_swapped_in_between_check_and_use_is_refused() {
     let layout = layout();

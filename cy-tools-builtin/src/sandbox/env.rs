@@ -224,6 +224,13 @@ impl Sandbox for SessionEnv {
         // Resolve through cap-std so a symlink that leads out is refused, then name the host
         // path lexically: the caller gets a path inside the view or an error.
         match self.inner.dir.symlink_metadata(&rel) {
+            // A final symlink is followed too: whoever opens the host path returned would
+            // follow it, wherever it leads. (A dangling one is fine while it points inside.)
+            Ok(meta) if meta.file_type().is_symlink() => match self.inner.dir.metadata(&rel) {
+                Ok(_) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => return Err(confine::io_error(path, &err)),
+            },
             Ok(_) => {}
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
             Err(err) => return Err(confine::io_error(path, &err)),
