@@ -4,6 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::Schema;
+use crate::taking::Taking;
 
 /// Accepts the argument payload forms models actually send: an object; `null`, an empty string
 /// or whitespace for "no arguments"; and an object encoded as a JSON string (some models
@@ -51,9 +52,10 @@ pub(crate) fn check_fields(args: &Map<String, Value>, schema: &Schema) -> Result
 ///
 /// An empty object also deserializes a unit type (`()`, `struct NoArgs;`), which serde only
 /// accepts as `null`: a tool without parameters is called with `{}`.
-pub(crate) fn deserialize<P: DeserializeOwned>(args: Value) -> Result<P, String> {
-    // Fast path without path tracking; only a failure pays for a second, tracked pass.
-    if let Ok(params) = P::deserialize(&args) {
+pub(crate) fn deserialize<P: DeserializeOwned>(mut args: Value) -> Result<P, String> {
+    // Fast path without path tracking, moving the strings out rather than copying them; only a
+    // failure pays for a second, tracked pass (over what is left, see `Taking`).
+    if let Ok(params) = P::deserialize(Taking(&mut args)) {
         return Ok(params);
     }
     if args.as_object().is_some_and(Map::is_empty)

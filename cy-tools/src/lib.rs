@@ -80,6 +80,7 @@ mod registry;
 mod result;
 mod schema;
 mod services;
+mod taking;
 mod toolset;
 mod validate;
 
