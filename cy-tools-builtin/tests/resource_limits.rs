@@ -21,7 +21,7 @@ const TIGHT: ResourceLimits = ResourceLimits {
 
 fn tight() -> RunLimits {
     RunLimits {
-        resources: TIGHT,
+        resources: Some(TIGHT),
         ..RunLimits::default()
     }
 }

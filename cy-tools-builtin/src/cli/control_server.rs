@@ -34,7 +34,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut config = ControlServerConfig::new(args.bind, args.root);
     config.token_env = args.token_env;
     config.command = args.command;
-    config.limits.resources = args.limits.resources();
+    config.limits.resources = Some(args.limits.resources());
     runtime()?.block_on(async {
         let server = ControlServer::bind(config)
             .await

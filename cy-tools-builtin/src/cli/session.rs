@@ -9,7 +9,6 @@ use serde::Deserialize;
 
 use super::error::CliError;
 use super::limits::LimitArgs;
-use crate::executor::RunLimits;
 use crate::{ExecLimits, LocalExecutor, LocalSandbox};
 
 /// The options `call` and `mcp` share.
@@ -78,7 +77,6 @@ pub(super) fn open(args: &SessionArgs, requested: Option<&[String]>) -> Result<T
     };
     let root = workspace(args, &spec)?;
     let registry = registry()?;
-    let resources = args.limits.resources();
     let sandbox = LocalSandbox::new(&root)
         .map_err(|err| {
             CliError::new(format!(
@@ -86,8 +84,10 @@ pub(super) fn open(args: &SessionArgs, requested: Option<&[String]>) -> Result<T
                 root.display()
             ))
         })?
+        // The code `execute_code` runs is held to the same limits: the executor defers to the
+        // sandbox's.
         .with_limits(ExecLimits {
-            resources,
+            resources: args.limits.resources(),
             ..ExecLimits::default()
         });
     let identity = SessionIdentity::root(
@@ -97,10 +97,7 @@ pub(super) fn open(args: &SessionArgs, requested: Option<&[String]>) -> Result<T
     // One view for the file tools and the code they run, so a file `execute_code` writes is
     // there for `read_file`, and both share the view's process table.
     let env: Arc<dyn Sandbox> = Arc::new(sandbox.env());
-    let executor = LocalExecutor::new(Arc::clone(&env)).with_limits(RunLimits {
-        resources,
-        ..RunLimits::default()
-    });
+    let executor = LocalExecutor::new(Arc::clone(&env));
     let context = Arc::new(
         ToolContext::new(identity)
             .with_env(env)

@@ -26,8 +26,10 @@ pub struct RunLimits {
     /// Cap on the captured stdout, and separately on stderr, in bytes.
     pub output_limit: usize,
     /// CPU time, memory and process count each run may use, so a runaway loop, a memory hog
-    /// or a fork bomb stops at the cap instead of taking the host down.
-    pub resources: ResourceLimits,
+    /// or a fork bomb stops at the cap instead of taking the host down. `None` (the default)
+    /// holds runs to what the sandbox holds every command to
+    /// ([`ExecLimits::resources`](crate::ExecLimits::resources)), so one setting covers both.
+    pub resources: Option<ResourceLimits>,
 }
 
 impl Default for RunLimits {
@@ -36,7 +38,7 @@ impl Default for RunLimits {
             default_timeout: Duration::from_secs(60),
             max_timeout: Duration::from_secs(600),
             output_limit: 64 * 1024,
-            resources: ResourceLimits::default(),
+            resources: None,
         }
     }
 }

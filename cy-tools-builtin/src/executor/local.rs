@@ -120,7 +120,7 @@ impl LocalExecutor {
             timeout: Some(timeout),
             cancel: Some(options.cancel),
             output_limit: Some(self.limits.output_limit),
-            resources: Some(self.limits.resources),
+            resources: self.limits.resources,
             env: options.env,
             ..ExecOptions::default()
         };
@@ -133,10 +133,6 @@ impl LocalExecutor {
         })
     }
 }
-
-/// What a run cancelled while it waited for a slot reports.
-pub(crate) const CANCELLED_WAITING: &str =
-    "the run was cancelled while it waited for a free run slot; nothing of it ran";
 
 /// What a cancelled run reports, whichever backend ran it.
 pub(crate) const CANCELLED: &str =

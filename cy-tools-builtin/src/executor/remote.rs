@@ -185,23 +185,7 @@ impl RemoteExecutor {
     /// One request on a fresh connection, driven in this future, so dropping it closes the
     /// connection at once.
     async fn exchange(&self, body: Vec<u8>) -> Result<ShellResult, ServiceError> {
-        let stream = match tokio::time::timeout(
-            self.connect_timeout,
-            TcpStream::connect((self.host.as_str(), self.port)),
-        )
-        .await
-        {
-            Ok(Ok(stream)) => stream,
-            Ok(Err(err)) => return Err(self.unreachable(&err.to_string())),
-            Err(_) => {
-                return Err(self.unreachable(&format!(
-                    "no connection within {} ms",
-                    self.connect_timeout.as_millis()
-                )));
-            }
-        };
-        // Requests are small and answered whole; waiting to batch them only adds latency.
-        let _ = stream.set_nodelay(true);
+        let stream = self.connect().await?;
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|err| self.lost(&err))?;
@@ -343,6 +327,7 @@ impl RemoteExecutor {
                 )));
             }
         };
+        // Requests are small and answered whole; waiting to batch them only adds latency.
         let _ = stream.set_nodelay(true);
         Ok(stream)
     }

@@ -81,7 +81,7 @@ impl RunSlots {
             },
             () = cancel.cancelled() => Err(ServiceError::new(
                 ServiceErrorKind::Other,
-                super::local::CANCELLED_WAITING,
+                "the run was cancelled while it waited for a free run slot; nothing of it ran",
             )),
         }
     }
