@@ -31,6 +31,7 @@ pub use executor::{LocalExecutor, RemoteExecutor, RunLimits};
 #[doc(hidden)]
 pub mod cli;
 pub mod mcp;
+mod random;
 pub mod session;
 mod shell;
 pub mod store;

@@ -40,8 +40,8 @@ async fn refusals_reach_python_as_tool_errors_with_the_model_facing_message() {
 }
 
 #[tokio::test]
-async fn a_forged_token_is_refused() {
-    cases::a_forged_token_is_refused(
+async fn the_channel_is_an_inherited_descriptor_named_nowhere_else() {
+    cases::the_channel_is_an_inherited_descriptor_named_nowhere_else(
         Harness::start(Backend::Remote, CodeModeLimits::default(), None).await,
     )
     .await;

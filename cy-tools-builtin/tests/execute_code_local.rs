@@ -82,7 +82,7 @@ async fn the_run_command_is_configurable_and_must_name_the_file() {
             ..RunLimits::default()
         });
     let options = CodeOptions {
-        filename: "it's $HOME.py".into(),
+        filename: Some("it's $HOME.py".into()),
         ..CodeOptions::default()
     };
     let result = executor

@@ -64,21 +64,21 @@ async fn each_session_id_gets_its_own_workspace() {
     let write =
         |session: &str| RemoteExecutor::new(&server.endpoint(), session, common::TOKEN).unwrap();
     use cy_tools::{CodeExecutor, CodeOptions};
-    let code =
-        "import os\nopen('mine.txt', 'w').write(os.getcwd())\nprint(sorted(os.listdir('.')))";
+    // The run's own script is a hidden fresh file; the listing leaves hidden names out.
+    let code = "import os\nopen('mine.txt', 'w').write(os.getcwd())\nprint(sorted(n for n in os.listdir('.') if n[0] != '.'))";
     let a = write("alpha")
         .execute(code, CodeOptions::default())
         .await
         .unwrap();
-    assert_eq!(a.stdout, "['main.py', 'mine.txt']\n");
+    assert_eq!(a.stdout, "['mine.txt']\n");
     let b = write("beta")
         .execute(
-            "import os\nprint(sorted(os.listdir('.')))",
+            "import os\nprint(sorted(n for n in os.listdir('.') if n[0] != '.'))",
             CodeOptions::default(),
         )
         .await
         .unwrap();
-    assert_eq!(b.stdout, "['main.py']\n");
+    assert_eq!(b.stdout, "[]\n");
     assert_eq!(
         std::fs::read_to_string(server.root.join("alpha/mine.txt")).unwrap(),
         server.root.join("alpha").display().to_string()

@@ -44,7 +44,11 @@ async fn python_killed_mid_run_is_an_error_result_and_leaves_nothing_running() {
     assert_eq!(group, shell, "the run's shell leads its group");
     assert_eq!(group_of(sleeper), Some(group));
     assert!(
-        cmdline(python).unwrap().ends_with("main.py"),
+        cmdline(python)
+            .unwrap()
+            .rsplit('/')
+            .next()
+            .is_some_and(|script| script.starts_with(".cy-run-") && script.ends_with(".py")),
         "{:?}",
         cmdline(python)
     );

@@ -27,7 +27,7 @@ fn executor(slots: &RunSlots) -> (TempDir, LocalExecutor) {
 
 fn options(timeout_ms: u64, cancel: CancellationToken) -> CodeOptions {
     CodeOptions {
-        filename: "run.sh".into(),
+        filename: Some("run.sh".into()),
         timeout: Some(Duration::from_millis(timeout_ms)),
         cancel,
         ..CodeOptions::default()

@@ -104,6 +104,8 @@ pub use raw::{RawHandler, RawToolDefinition};
 pub use registry::{ToolFactory, ToolRegistration, ToolRegistry};
 pub use result::{Content, ToolResult};
 pub use schema::Schema;
+#[cfg(unix)]
+pub use services::PassedFd;
 pub use services::{
     Chat, ChatMessage, ChildRequest, ChildSession, CodeExecutor, CodeOptions, Coordinator,
     DirEntryInfo, EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo, ProcessOutput,

@@ -1,109 +1,90 @@
 //! `Broker`: the SDK channel of one execution.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cy_tools::{SdkCalls, ServiceError, ServiceErrorKind};
+use cy_tools::{PassedFd, SdkCalls, ServiceError, ServiceErrorKind};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{UnixListener, UnixStream};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::net::UnixStream;
+use tokio::task::JoinHandle;
 
 use super::protocol;
-use super::{CY_SDK_PY, SOCKET_VAR, TOKEN_VAR};
+use super::{CY_SDK_PY, FD_VAR};
 
 struct State {
     calls: Arc<dyn SdkCalls>,
-    token: String,
     max_line: usize,
 }
 
-/// The SDK channel of one execution: a Unix socket in a private folder (mode `0700`) with the
-/// `cy_sdk` module beside it, and a random one-time token. Dropping it stops the server, closes
-/// every connection and removes the folder.
+/// The SDK channel of one execution: one end of a connected socket pair, handed to the run as
+/// an inherited descriptor (its number in `CY_SDK_FD`), and the `cy_sdk` module in a private
+/// folder (mode `0700`). This end is served here. Nothing in the run's environment names a path
+/// or a secret another process could use: the channel is the descriptor, which no other process
+/// has, so no other session's code can reach it. Dropping the broker stops serving, closes this
+/// end and removes the folder.
 pub(crate) struct Broker {
     dir: PathBuf,
-    socket: PathBuf,
-    token: String,
+    passed: PassedFd,
     task: JoinHandle<()>,
 }
 
 impl Broker {
-    /// Opens the channel and starts serving it: requests whose token matches go to `calls`;
-    /// request lines over `max_line` bytes are refused.
+    /// Opens the channel and starts serving it: each request line goes to `calls`; request
+    /// lines over `max_line` bytes are refused without being held whole.
     pub(crate) fn open(calls: Arc<dyn SdkCalls>, max_line: usize) -> Result<Broker, ServiceError> {
-        let token = random_hex(16)?;
-        let dir = std::env::temp_dir().join(format!("cy-sdk-{}", random_hex(8)?));
+        let dir = std::env::temp_dir().join(format!("cy-sdk-{}", crate::random::hex(8)?));
         std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
             .create(&dir)
             .map_err(|err| io_error("create the SDK channel's folder", &dir, &err))?;
-        let socket = dir.join("sdk.sock");
         let opened = (|| {
             std::fs::write(dir.join("cy_sdk.py"), CY_SDK_PY)
                 .map_err(|err| io_error("write `cy_sdk.py` into", &dir, &err))?;
-            UnixListener::bind(&socket).map_err(|err| io_error("listen on", &socket, &err))
+            // Both ends close-on-exec; the run's end is made inheritable in its child only.
+            // The run's end stays blocking (Python reads it plainly); this end is async.
+            let (ours, theirs) = std::os::unix::net::UnixStream::pair()
+                .map_err(|err| io_error("open a socket pair for", &dir, &err))?;
+            ours.set_nonblocking(true)
+                .map_err(|err| io_error("set up the socket pair of", &dir, &err))?;
+            let ours = UnixStream::from_std(ours)
+                .map_err(|err| io_error("register the socket pair of", &dir, &err))?;
+            Ok::<_, ServiceError>((ours, theirs))
         })();
-        let listener = match opened {
-            Ok(listener) => listener,
+        let (ours, theirs) = match opened {
+            Ok(pair) => pair,
             Err(err) => {
                 let _ = std::fs::remove_dir_all(&dir);
                 return Err(err);
             }
         };
-        let state = Arc::new(State {
-            calls,
-            token: token.clone(),
-            max_line,
-        });
-        let task = tokio::spawn(accept(listener, state));
+        let state = Arc::new(State { calls, max_line });
+        let task = tokio::spawn(serve(ours, state));
         Ok(Broker {
             dir,
-            socket,
-            token,
+            passed: PassedFd::new(Arc::new(theirs.into()), FD_VAR),
             task,
         })
     }
 
-    /// The variables the code needs: the socket, the token, and `PYTHONPATH` for `cy_sdk`.
+    /// The variable the code needs besides the descriptor: `PYTHONPATH`, for `cy_sdk`.
     pub(crate) fn env(&self) -> Vec<(String, String)> {
-        vec![
-            (
-                SOCKET_VAR.to_string(),
-                self.socket.to_string_lossy().into_owned(),
-            ),
-            (TOKEN_VAR.to_string(), self.token.clone()),
-            (
-                "PYTHONPATH".to_string(),
-                self.dir.to_string_lossy().into_owned(),
-            ),
-        ]
+        vec![(
+            "PYTHONPATH".to_string(),
+            self.dir.to_string_lossy().into_owned(),
+        )]
+    }
+
+    /// The run's end of the channel, to pass to it.
+    pub(crate) fn passed(&self) -> PassedFd {
+        self.passed.clone()
     }
 }
 
 impl Drop for Broker {
     fn drop(&mut self) {
-        // Aborting the accept task drops its `JoinSet`, which aborts every connection.
+        // Aborting the task drops this end of the pair: the code sees the channel close.
         self.task.abort();
         let _ = std::fs::remove_dir_all(&self.dir);
-    }
-}
-
-async fn accept(listener: UnixListener, state: Arc<State>) {
-    let mut connections = JoinSet::new();
-    loop {
-        tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    connections.spawn(serve(stream, Arc::clone(&state)));
-                }
-                Err(err) => {
-                    tracing::warn!("the SDK channel stopped accepting connections: {err}");
-                    return;
-                }
-            },
-            Some(_) = connections.join_next(), if !connections.is_empty() => {}
-        }
     }
 }
 
@@ -153,43 +134,12 @@ async fn skip_line(reader: &mut BufReader<tokio::net::unix::OwnedReadHalf>) -> b
 }
 
 async fn handle(state: &State, line: &[u8]) -> Value {
-    let mut request: Value = match serde_json::from_slice(line) {
-        Ok(request @ Value::Object(_)) => request,
-        Ok(_) | Err(_) => {
-            return protocol::error(
-                "the request is not a JSON object of the form {\"token\", \"tool\", \"arguments\"} on one line",
-            );
-        }
-    };
-    let token = request
-        .as_object_mut()
-        .and_then(|o| o.remove("token"))
-        .unwrap_or(Value::Null);
-    let token = token.as_str().unwrap_or_default();
-    if !same(token.as_bytes(), state.token.as_bytes()) {
-        return protocol::error(
-            "the SDK token is not valid for this execution: use the `CY_SDK_TOKEN` the run was started with (a token serves one execution only)",
-        );
+    match serde_json::from_slice(line) {
+        Ok(request @ Value::Object(_)) => state.calls.call(request).await,
+        Ok(_) | Err(_) => protocol::error(
+            "the request is not a JSON object of the form {\"tool\", \"arguments\"} on one line",
+        ),
     }
-    state.calls.call(request).await
-}
-
-/// Compares without stopping at the first difference, so timing does not reveal the token.
-fn same(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-fn random_hex(bytes: usize) -> Result<String, ServiceError> {
-    let mut buf = vec![0u8; bytes];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut buf))
-        .map_err(|err| {
-            ServiceError::new(
-                ServiceErrorKind::Other,
-                format!("could not read `/dev/urandom` for the SDK token: {err}"),
-            )
-        })?;
-    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 fn io_error(what: &str, path: &Path, err: &std::io::Error) -> ServiceError {

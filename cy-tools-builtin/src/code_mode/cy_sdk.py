@@ -5,12 +5,15 @@
     cy_sdk.tools()                                    # names of the tools that may be called
 
 A failed call raises `cy_sdk.ToolError`; `str(err)` is the message the model would have seen.
-Standard library only. The channel lives as long as the execution that opened it.
+Standard library only. The channel is a socket the run inherited (its descriptor number is in
+`CY_SDK_FD`); it lives as long as the execution, and processes the code starts do not get it.
+Calls from several threads take turns on it.
 """
 
 import json
 import os
 import socket
+import threading
 
 __all__ = ["ToolError", "call", "tools"]
 
@@ -24,54 +27,41 @@ class ToolError(Exception):
         self.tool = tool
 
 
-_connection = None  # (path, socket, reader)
+_lock = threading.Lock()
+_channel = None  # (socket, reader)
 
 
-def _close():
-    global _connection
-    if _connection is not None:
-        try:
-            _connection[1].close()
-        except OSError:
-            pass
-        _connection = None
-
-
-def _connect():
-    global _connection
-    path = os.environ.get("CY_SDK_SOCKET")
-    if not path or not os.environ.get("CY_SDK_TOKEN"):
-        raise ToolError(
-            "code mode is not enabled for this run: `CY_SDK_SOCKET` and `CY_SDK_TOKEN` are not "
-            "set; tools can be called only from code run by `execute_code` in a code-mode session"
-        )
-    if _connection is not None and _connection[0] == path:
-        return _connection
-    _close()
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def _open():
+    global _channel
+    if _channel is not None:
+        return _channel
+    number = os.environ.get("CY_SDK_FD", "")
     try:
-        sock.connect(path)
-    except OSError as err:
-        sock.close()
+        fd = int(number)
+        # Not passed on to programs this code starts: the channel is this run's alone.
+        os.set_inheritable(fd, False)
+        sock = socket.socket(fileno=fd)
+    except (ValueError, OSError):
         raise ToolError(
-            "the SDK channel `%s` is closed (%s): a channel serves only the execution that "
-            "opened it, while it runs; use the `CY_SDK_SOCKET` of this run" % (path, err.strerror or err)
+            "code mode is not enabled for this run: it has no SDK channel (`CY_SDK_FD` is %s); "
+            "tools can be called only from code that `execute_code` runs in a code-mode session"
+            % ("unset" if not number else "`%s`, not an open socket" % number)
         ) from None
-    _connection = (path, sock, sock.makefile("rb"))
-    return _connection
+    _channel = (sock, sock.makefile("rb"))
+    return _channel
 
 
 def _request(body, tool=None):
-    _, sock, reader = _connect()
-    body["token"] = os.environ.get("CY_SDK_TOKEN", "")
-    try:
-        sock.sendall(json.dumps(body).encode("utf-8") + b"\n")
-        line = reader.readline()
-    except OSError as err:
-        _close()
-        raise ToolError("the SDK channel failed (%s); the execution may have ended" % err) from None
+    with _lock:
+        sock, reader = _open()
+        try:
+            sock.sendall(json.dumps(body).encode("utf-8") + b"\n")
+            line = reader.readline()
+        except (BrokenPipeError, ConnectionResetError):
+            line = b""
+        except OSError as err:
+            raise ToolError("the SDK channel failed (%s); the execution may have ended" % err) from None
     if not line:
-        _close()
         raise ToolError("the SDK channel was closed by the runtime; the execution may have ended")
     reply = json.loads(line)
     if "error" in reply:

@@ -29,8 +29,8 @@ pub struct CodeModeBinding {
 
 /// Wraps a code executor so that each run gets a private SDK channel to the session's tools:
 /// `import cy_sdk; cy_sdk.call("read_file", path="a.txt")`. Around a
-/// [`LocalExecutor`](crate::executor::LocalExecutor) the socket is opened here and passed in the
-/// run's environment; around an executor that [relays SDK
+/// [`LocalExecutor`](crate::executor::LocalExecutor) the channel is opened here and handed to the
+/// run as an inherited descriptor; around an executor that [relays SDK
 /// calls](CodeExecutor::relays_sdk_calls) (a [`RemoteExecutor`](crate::executor::RemoteExecutor))
 /// the calls come back over its connection. Either way they are answered here.
 ///
@@ -139,8 +139,9 @@ impl CodeModeExecutor {
         }
         let broker = Broker::open(dispatcher, self.limits.max_payload_bytes)?;
         options.env.extend(broker.env());
+        options.pass_fds.push(broker.passed());
         let result = self.inner.execute(code, options).await;
-        // Closed as soon as the run ends: the socket, its folder and every connection.
+        // Closed as soon as the run ends: the channel and its folder.
         drop(broker);
         result
     }

@@ -1,14 +1,22 @@
 //! Code mode: code run by `execute_code` calls the session's tools back through a private,
 //! per-execution SDK channel.
 //!
-//! For each run, a [`CodeModeExecutor`] opens a Unix domain socket inside a fresh temp folder
-//! (mode `0700`), writes the `cy_sdk` Python module next to it, and passes three variables to the
-//! process: `CY_SDK_SOCKET` (the socket's path), `CY_SDK_TOKEN` (a random one-time token) and
-//! `PYTHONPATH` (the folder, so `import cy_sdk` works without installing anything). The
-//! broker answers newline-delimited JSON requests with the session's own bound
+//! For each run, a [`CodeModeExecutor`] opens a connected pair of Unix sockets and hands one end
+//! to the process as an inherited descriptor (its number in `CY_SDK_FD`), made inheritable in
+//! that process alone, so no other command started at the same moment gets it. It writes the
+//! `cy_sdk` Python module into a fresh private folder (mode `0700`) and puts that folder on
+//! `PYTHONPATH`, so `import cy_sdk` works without installing anything. No socket path and no
+//! token are in the environment: the descriptor is the channel and the authority, and another
+//! session's code, which cannot have it, cannot drive this session's tools. The broker answers
+//! newline-delimited JSON requests with the session's own bound
 //! [`Toolset`](cy_tools::Toolset) — the same validation, capability narrowing and execution log as
-//! the model's calls — after consulting an [`ApprovalHook`]. When the run ends, the socket, the
-//! folder and every open connection are closed, so a stale address or token is refused.
+//! the model's calls — after consulting an [`ApprovalHook`]. When the run ends, the channel is
+//! closed and the folder removed.
+//!
+//! What one run can make the host hold is bounded: one channel (no other can be opened), one
+//! request at a time on it (the next waits in the kernel's socket buffer until the answer is
+//! written), each request at most [`CodeModeLimits::max_payload_bytes`] (a longer line is
+//! discarded in pieces, never held whole, and refused).
 //!
 //! In Python:
 //!
@@ -22,7 +30,7 @@
 //! print(cy_sdk.tools())                             # the tools that may be called
 //! ```
 //!
-//! With a [`LocalExecutor`](crate::executor::LocalExecutor) the socket is opened on this host.
+//! With a [`LocalExecutor`](crate::executor::LocalExecutor) the channel is opened on this host.
 //! With a [`RemoteExecutor`](crate::executor::RemoteExecutor) the control server opens it next to
 //! the code and relays each request back over the connection carrying the run (an HTTP upgrade
 //! to `cy-sdk/1`, see `control_server`), so the tools still run here, under the session's
@@ -42,8 +50,5 @@ pub use limits::CodeModeLimits;
 /// The `cy_sdk` Python module (standard library only) that code-mode runs import.
 pub const CY_SDK_PY: &str = include_str!("cy_sdk.py");
 
-/// The variable holding the SDK socket's path.
-pub const SOCKET_VAR: &str = "CY_SDK_SOCKET";
-
-/// The variable holding the execution's one-time token.
-pub const TOKEN_VAR: &str = "CY_SDK_TOKEN";
+/// The variable holding the number of the run's inherited SDK channel descriptor.
+pub const FD_VAR: &str = "CY_SDK_FD";

@@ -30,12 +30,12 @@ use cy_tools::{
 };
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, WriteHalf};
 use tokio::sync::{mpsc, oneshot};
 
 use super::execute::{ServerState, refusal, refuse, workspace};
 use crate::code_mode::broker::Broker;
-use crate::executor::wire::{CODE_MODE_PROTOCOL, ErrorReply, ExecuteRequest};
+use crate::executor::wire::{CODE_MODE_PROTOCOL, ErrorReply, ExecuteRequest, read_line};
 
 /// `GET /v1/sessions/{session_id}/code-mode` (an upgrade).
 pub(super) async fn code_mode(
@@ -122,107 +122,149 @@ impl SdkCalls for Relay {
     }
 }
 
+/// How long the runtime has, once upgraded, to send the run's request before the connection
+/// (and its run slot) is given up.
+const FIRST_LINE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long the last line and the close may take once the run is over: a runtime that stopped
+/// reading must not hold the run slot.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Serves one code-mode connection to its end. Every way it can end (the runtime closing before
+/// the request or during the run, a malformed request, the run's own end) ends the writer too,
+/// so the caller's run slot is given back, and a run still going is dropped, which kills it.
 async fn serve<S>(stream: S, executor: &dyn CodeExecutor, max_line: usize)
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
-    let (read, mut write) = tokio::io::split(stream);
+    let (read, write) = tokio::io::split(stream);
     let mut reader = BufReader::new(read);
-    let (out, mut outgoing) = mpsc::unbounded_channel::<Value>();
+    let (out, outgoing) = mpsc::unbounded_channel::<Value>();
     let relay = Arc::new(Relay {
-        out: out.clone(),
+        out,
         pending: Mutex::new(HashMap::new()),
         next: AtomicU64::new(1),
     });
-    let final_line = async {
-        let request = match read_line(&mut reader, max_line).await {
-            Some(line) => serde_json::from_slice::<ExecuteRequest>(&line).map_err(|err| {
-                ServiceError::new(
-                    ServiceErrorKind::InvalidInput,
-                    format!("the first line is not an execute request ({err}); send JSON with `code`, `filename` and optionally `timeout_ms`"),
-                )
-            }),
-            None => return None,
+    // The relay (and so the call lines' sender) lives as long as this function; the writer is
+    // told the run is over by `done`, not by the channel closing.
+    let (done_tx, done_rx) = oneshot::channel::<Option<Value>>();
+    let run = async {
+        let last = run_relayed(&mut reader, executor, &relay, max_line).await;
+        let _ = done_tx.send(last);
+    };
+    tokio::join!(run, write_lines(write, outgoing, done_rx));
+}
+
+/// Reads the request, runs it with the SDK channel relayed, and gives the line that ends the
+/// exchange: `done` or `refused`, or `None` when the runtime went away first.
+async fn run_relayed<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    executor: &dyn CodeExecutor,
+    relay: &Arc<Relay>,
+    max_line: usize,
+) -> Option<Value> {
+    let first = tokio::time::timeout(FIRST_LINE_TIMEOUT, read_line(reader, max_line)).await;
+    let request = match first {
+        Ok(Some(line)) => serde_json::from_slice::<ExecuteRequest>(&line).map_err(|err| {
+            ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                format!("the first line is not an execute request ({err}); send JSON with `code` and optionally `filename` and `timeout_ms`"),
+            )
+        }),
+        Ok(None) => return None,
+        Err(_) => Err(ServiceError::new(
+            ServiceErrorKind::TimedOut,
+            format!(
+                "no execute request arrived within {} s of the upgrade; send it as the first line right away",
+                FIRST_LINE_TIMEOUT.as_secs()
+            ),
+        )),
+    };
+    let request = match request {
+        Ok(request) => request,
+        Err(err) => return Some(json!({"refused": ErrorReply::from_error(&err)})),
+    };
+    let broker = match Broker::open(relay.clone(), max_line) {
+        Ok(broker) => broker,
+        Err(err) => return Some(json!({"refused": ErrorReply::from_error(&err)})),
+    };
+    let cancel = CancellationToken::new();
+    let options = CodeOptions {
+        filename: request.filename,
+        timeout: request.timeout_ms.map(Duration::from_millis),
+        cancel: cancel.clone(),
+        env: broker.env(),
+        pass_fds: vec![broker.passed()],
+        ..CodeOptions::default()
+    };
+    let replies = async {
+        while let Some(line) = read_line(reader, max_line).await {
+            let Ok(reply) = serde_json::from_slice::<Value>(&line) else {
+                continue;
+            };
+            let id = reply["reply"]["id"].as_u64().unwrap_or_default();
+            let sender = relay
+                .pending
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .remove(&id);
+            if let Some(sender) = sender {
+                let _ = sender.send(reply["reply"]["response"].clone());
+            }
+        }
+    };
+    let outcome = tokio::select! {
+        outcome = executor.execute(&request.code, options) => outcome,
+        // The runtime closed the connection: dropping the run kills it.
+        () = replies => {
+            cancel.cancel();
+            return None;
+        }
+    };
+    drop(broker);
+    Some(match outcome {
+        Ok(result) => json!({"done": result}),
+        Err(err) => json!({"refused": ErrorReply::from_error(&err)}),
+    })
+}
+
+/// Writes the relay's call lines until the run is over, then its last line, then closes. A
+/// write the runtime does not take never outlasts the run, and the close is bounded.
+async fn write_lines<W: AsyncWrite>(
+    mut write: WriteHalf<W>,
+    mut outgoing: mpsc::UnboundedReceiver<Value>,
+    mut done: oneshot::Receiver<Option<Value>>,
+) {
+    let finish = |mut write: WriteHalf<W>, last: Option<Value>| async move {
+        let close = async {
+            if let Some(last) = last {
+                let _ = write.write_all(&line_bytes(&last)).await;
+            }
+            let _ = write.shutdown().await;
         };
-        let request = match request {
-            Ok(request) => request,
-            Err(err) => return Some(json!({"refused": ErrorReply::from_error(&err)})),
-        };
-        let broker = match Broker::open(relay.clone(), max_line) {
-            Ok(broker) => broker,
-            Err(err) => return Some(json!({"refused": ErrorReply::from_error(&err)})),
-        };
-        let cancel = CancellationToken::new();
-        let options = CodeOptions {
-            filename: request.filename,
-            timeout: request.timeout_ms.map(Duration::from_millis),
-            cancel: cancel.clone(),
-            env: broker.env(),
-            ..CodeOptions::default()
-        };
-        let replies = async {
-            while let Some(line) = read_line(&mut reader, max_line).await {
-                let Ok(reply) = serde_json::from_slice::<Value>(&line) else {
-                    continue;
-                };
-                let id = reply["reply"]["id"].as_u64().unwrap_or_default();
-                let sender = relay
-                    .pending
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .remove(&id);
-                if let Some(sender) = sender {
-                    let _ = sender.send(reply["reply"]["response"].clone());
+        let _ = tokio::time::timeout(CLOSE_TIMEOUT, close).await;
+    };
+    loop {
+        let last = tokio::select! {
+            biased;
+            last = &mut done => last,
+            Some(line) = outgoing.recv() => {
+                let bytes = line_bytes(&line);
+                tokio::select! {
+                    written = write.write_all(&bytes) => match written {
+                        Ok(()) => continue,
+                        Err(_) => return,
+                    },
+                    last = &mut done => last,
                 }
             }
         };
-        let outcome = tokio::select! {
-            outcome = executor.execute(&request.code, options) => outcome,
-            // The runtime closed the connection: dropping the run kills it.
-            () = replies => { cancel.cancel(); return None; }
-        };
-        drop(broker);
-        Some(match outcome {
-            Ok(result) => json!({"done": result}),
-            Err(err) => json!({"refused": ErrorReply::from_error(&err)}),
-        })
-    };
-    let writer = async {
-        while let Some(line) = outgoing.recv().await {
-            let mut bytes = serde_json::to_vec(&line).unwrap_or_default();
-            bytes.push(b'\n');
-            if write.write_all(&bytes).await.is_err() {
-                return;
-            }
-            if line.get("done").is_some() || line.get("refused").is_some() {
-                let _ = write.shutdown().await;
-                return;
-            }
-        }
-    };
-    let run = async {
-        if let Some(line) = final_line.await {
-            let _ = out.send(line);
-        }
-        drop(out);
-    };
-    tokio::join!(run, writer);
+        return finish(write, last.ok().flatten()).await;
+    }
 }
 
-/// One line of at most `max` bytes, without its newline; `None` at the end of the stream or
-/// on a line too long.
-pub(crate) async fn read_line<R: AsyncRead + Unpin>(
-    reader: &mut BufReader<R>,
-    max: usize,
-) -> Option<Vec<u8>> {
-    let mut line = Vec::new();
-    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
-    match reader.take(limit).read_until(b'\n', &mut line).await {
-        Ok(0) | Err(_) => None,
-        Ok(_) if line.last() == Some(&b'\n') => {
-            line.pop();
-            Some(line)
-        }
-        Ok(_) => None,
-    }
+fn line_bytes(value: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec(value).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
 }

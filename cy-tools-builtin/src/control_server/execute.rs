@@ -74,7 +74,7 @@ pub(super) async fn execute(
                 StatusCode::BAD_REQUEST,
                 ServiceErrorKind::InvalidInput,
                 format!(
-                    "the body is not an execute request ({err}); send JSON with `code`, `filename` and optionally `timeout_ms`"
+                    "the body is not an execute request ({err}); send JSON with `code` and optionally `filename` and `timeout_ms`"
                 ),
             );
         }
@@ -105,7 +105,10 @@ pub(super) async fn execute(
     let mut log = RunLog {
         peer,
         session: session_id,
-        filename: request.filename.clone(),
+        filename: request
+            .filename
+            .clone()
+            .unwrap_or_else(|| "(a fresh file)".to_string()),
         started: Instant::now(),
         finished: false,
     };

@@ -47,7 +47,6 @@ use tokio::sync::Semaphore;
 
 use crate::executor::{DEFAULT_COMMAND, RunLimits};
 use auth::Token;
-pub(crate) use code_mode::read_line;
 use execute::{ServerState, execute, health};
 
 /// The environment variable the token is read from unless the config names another.

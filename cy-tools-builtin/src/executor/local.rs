@@ -8,6 +8,7 @@ use cy_tools::{
 };
 
 use super::limits::RunLimits;
+use super::script::Script;
 use super::slots::RunSlots;
 
 /// The command a [`LocalExecutor`] runs by default; `{file}` becomes the script's host path.
@@ -17,6 +18,10 @@ pub const DEFAULT_COMMAND: &str = "python3 {file}";
 /// host path with [`Sandbox::resolve_path`], and runs a command on it with [`Sandbox::exec`],
 /// so the sandbox's confinement, clean environment, output caps, timeout and process-group
 /// kill all apply to the run.
+///
+/// A run that names no file ([`CodeOptions::filename`] `None`) writes its code to a fresh
+/// `.cy-run-<random>.py` in the workspace root, removed when the run is over, so runs at once
+/// never run each other's code; runs that name the same file take turns on it.
 ///
 /// The command is a shell command line in which `{file}` stands for the script's path
 /// (shell-quoted): `python3 {file}` by default, `uv run python {file}` to run in a uv project.
@@ -30,7 +35,7 @@ pub const DEFAULT_COMMAND: &str = "python3 {file}";
 /// let dir = tempfile::tempdir().unwrap();
 /// let env = Arc::new(LocalSandbox::new(dir.path()).unwrap().env());
 /// let executor = LocalExecutor::new(env).with_command("sh {file}").unwrap();
-/// let result = executor.execute("echo $((6 * 7))", CodeOptions { filename: "a.sh".into(), ..Default::default() }).await.unwrap();
+/// let result = executor.execute("echo $((6 * 7))", CodeOptions { filename: Some("a.sh".into()), ..Default::default() }).await.unwrap();
 /// assert_eq!(result.stdout, "42\n");
 /// # });
 /// ```
@@ -98,21 +103,34 @@ impl LocalExecutor {
 
     async fn run(&self, code: &str, options: CodeOptions) -> Result<ShellResult, ServiceError> {
         let timeout = self.limits.timeout_for(options.timeout)?;
-        if options.filename.trim().is_empty() {
-            return Err(ServiceError::new(
-                ServiceErrorKind::InvalidInput,
-                "`filename` is empty; pass a file name such as `main.py`, or leave it out",
-            ));
-        }
         // Held until the run is over; waiting for it does not eat into the run's own timeout.
         let _slot = match &self.slots {
             Some(slots) => Some(slots.acquire(timeout, &options.cancel).await?),
             None => None,
         };
+        let script = Script::take(
+            &self.env,
+            options.filename.as_deref(),
+            timeout,
+            &options.cancel,
+        )
+        .await?;
+        let outcome = self.run_script(&script, code, options, timeout).await;
+        script.finish().await;
+        outcome
+    }
+
+    async fn run_script(
+        &self,
+        script: &Script,
+        code: &str,
+        options: CodeOptions,
+        timeout: std::time::Duration,
+    ) -> Result<ShellResult, ServiceError> {
         self.env
-            .write_scratch(&options.filename, code.as_bytes().to_vec())
+            .write_scratch(script.name(), code.as_bytes().to_vec())
             .await?;
-        let path = self.env.resolve_path(&options.filename)?;
+        let path = self.env.resolve_path(script.name())?;
         let command = self
             .command
             .replace("{file}", &crate::shell::quote(&path.to_string_lossy()));
@@ -122,6 +140,7 @@ impl LocalExecutor {
             output_limit: Some(self.limits.output_limit),
             resources: self.limits.resources,
             env: options.env,
+            pass_fds: options.pass_fds,
             ..ExecOptions::default()
         };
         self.env.exec(&command, exec).await.map_err(|err| {

@@ -12,6 +12,7 @@
 mod limits;
 mod local;
 mod remote;
+mod script;
 mod slots;
 pub mod wire;
 

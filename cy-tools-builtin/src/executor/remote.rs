@@ -17,11 +17,10 @@ use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::control_server::read_line;
-
 use super::local::CANCELLED;
 use super::wire::{
     CODE_MODE_PROTOCOL, ErrorReply, ExecuteRequest, check_session_id, code_mode_path, execute_path,
+    read_line,
 };
 
 /// Runs code on a control server (`cy-tools control-server`), in the workspace the server keeps

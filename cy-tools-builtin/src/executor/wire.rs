@@ -18,6 +18,7 @@
 
 use cy_tools::{ServiceError, ServiceErrorKind};
 use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 
 /// The path of the execute endpoint for `session_id`.
 pub(crate) fn execute_path(session_id: &str) -> String {
@@ -59,8 +60,10 @@ pub(crate) fn check_session_id(session_id: &str) -> Result<(), ServiceError> {
 pub struct ExecuteRequest {
     /// The source to run.
     pub code: String,
-    /// The file it is written to, relative to the session's workspace.
-    pub filename: String,
+    /// The file it is written to, relative to the session's workspace; absent, a fresh file
+    /// that is removed after the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filename: Option<String>,
     /// Wall-clock limit in milliseconds; the server's default when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
@@ -87,6 +90,24 @@ impl ErrorReply {
     /// The error this reply stands for.
     pub fn into_error(self) -> ServiceError {
         ServiceError::new(kind_from_name(&self.kind), self.error)
+    }
+}
+
+/// One line of at most `max` bytes, without its newline; `None` at the end of the stream or
+/// on a line too long. Both ends of the code-mode upgrade read each other's lines with it.
+pub(crate) async fn read_line<R: AsyncRead + Unpin>(
+    reader: &mut BufReader<R>,
+    max: usize,
+) -> Option<Vec<u8>> {
+    let mut line = Vec::new();
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    match reader.take(limit).read_until(b'\n', &mut line).await {
+        Ok(0) | Err(_) => None,
+        Ok(_) if line.last() == Some(&b'\n') => {
+            line.pop();
+            Some(line)
+        }
+        Ok(_) => None,
     }
 }
 

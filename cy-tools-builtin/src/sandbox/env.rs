@@ -289,6 +289,11 @@ impl Sandbox for SessionEnv {
         Box::pin(self.blocking(move |dir| fs_ops::stat(dir, &path)))
     }
 
+    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), ServiceError>> {
+        let path = path.to_string();
+        Box::pin(self.blocking(move |dir| fs_ops::remove(dir, &path)))
+    }
+
     fn list_dir<'a>(
         &'a self,
         path: &'a str,

@@ -151,6 +151,12 @@ pub(crate) fn kind_of(meta: &Metadata) -> EntryKind {
     }
 }
 
+/// Removes a file, or a symlink itself (cap-std never follows the final component here).
+pub(crate) fn remove(dir: &Dir, path: &str) -> Result<(), ServiceError> {
+    let rel = relative(path)?;
+    dir.remove_file(&rel).map_err(|err| io_error(path, &err))
+}
+
 pub(crate) fn stat(dir: &Dir, path: &str) -> Result<DirEntryInfo, ServiceError> {
     let rel = relative(path)?;
     let meta = dir

@@ -117,6 +117,7 @@ impl LocalProcessTable {
             limits: &self.limits,
             resources: &resources,
             stdin: true,
+            pass_fds: &options.pass_fds,
         };
         let Started {
             group,

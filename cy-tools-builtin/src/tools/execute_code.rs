@@ -12,9 +12,6 @@ use cy_tools::{
 };
 use serde_json::{Value, json};
 
-/// The file the code is written to when the call names none.
-pub const DEFAULT_FILENAME: &str = "main.py";
-
 /// The timeout of a call that sets no `timeout_ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 
@@ -25,8 +22,9 @@ capability_set!(
 );
 
 const DESCRIPTION: &str = "Run Python code in the workspace and return what it printed. The code is \
-written to `filename` (default `main.py`) in the workspace and run with `python3` in a clean \
-environment, from the workspace root, so files it writes stay for later calls and the file tools. \
+written to a fresh file in the workspace root (removed after the run; name a `filename` to keep it) \
+and run with `python3` in a clean environment, from the workspace root, so files it writes stay for \
+later calls and the file tools, and it can import the workspace's modules. Calls may run at once. \
 On success the result is its stdout; on failure it shows stdout, stderr (with the traceback) and the \
 exit code. The run and every process it starts are killed after `timeout_ms`. Very long output is \
 cut, with a notice: write large results to a file and read it in parts.";
@@ -41,8 +39,7 @@ fn schema() -> Value {
             },
             "filename": {
                 "type": "string",
-                "description": "File the code is written to, relative to the workspace root.",
-                "default": DEFAULT_FILENAME
+                "description": "File to write the code to and keep, relative to the workspace root; left out, a fresh file that is removed after the run. Calls at once that name the same file take turns."
             },
             "timeout_ms": {
                 "type": "integer",
@@ -73,7 +70,7 @@ fn execute_code<'a>(
         // The schema was checked before this body runs: `code` is a string, `filename` a
         // string if present, `timeout_ms` a positive integer if present.
         let code = args["code"].as_str().unwrap_or_default();
-        let filename = args["filename"].as_str().unwrap_or(DEFAULT_FILENAME);
+        let filename = args["filename"].as_str().map(str::to_string);
         let timeout_ms = args["timeout_ms"].as_u64().unwrap_or(DEFAULT_TIMEOUT_MS);
         if code.trim().is_empty() {
             return ToolResult::error(
@@ -81,7 +78,7 @@ fn execute_code<'a>(
             );
         }
         let options = CodeOptions {
-            filename: filename.to_string(),
+            filename,
             timeout: Some(Duration::from_millis(timeout_ms)),
             cancel: call.cancel.clone(),
             call_id: Some(call.id.to_string()),

@@ -134,67 +134,78 @@ print(json.dumps({
     assert_eq!(nested, ["read_file", "read_file"]);
 }
 
-pub async fn a_forged_token_is_refused(h: Harness) {
+pub async fn the_channel_is_an_inherited_descriptor_named_nowhere_else(h: Harness) {
     let code = r#"
-real = os.environ["CY_SDK_TOKEN"]
-os.environ["CY_SDK_TOKEN"] = "0" * len(real)
-try:
-    cy_sdk.call("tally", text="a")
-    forged = None
-except cy_sdk.ToolError as err:
-    forged = str(err)
-os.environ["CY_SDK_TOKEN"] = real
-print(json.dumps({"forged": forged, "real": cy_sdk.call("tally", text="a b")}))
+import stat, subprocess, sys
+fd = int(os.environ["CY_SDK_FD"])
+kind = stat.S_ISSOCK(os.fstat(fd).st_mode)
+answer = cy_sdk.call("tally", text="a b a")
+# Programs the code starts do not get the channel, even when asked to keep descriptors.
+child = subprocess.run(["sh", "-c", "[ -e /dev/fd/%d ] && echo kept || echo gone" % fd],
+                       close_fds=False, capture_output=True, text=True).stdout.strip()
+folder = os.environ["PYTHONPATH"]
+print(json.dumps({"socket": kind, "answer": answer, "child": child,
+                  "mode": stat.S_IMODE(os.stat(folder).st_mode),
+                  "names": sorted(k for k in os.environ if k.startswith("CY_")),
+                  "values": [v for k, v in os.environ.items() if k != "PYTHONPATH"]}))
 "#;
     let out = python_json(&h, code).await;
-    assert_eq!(
-        out["forged"],
-        "the SDK token is not valid for this execution: use the `CY_SDK_TOKEN` the run was started with (a token serves one execution only)"
-    );
-    assert_eq!(out["real"], json!({"words": 2, "distinct": 2}));
+    assert_eq!(out["socket"], true);
+    assert_eq!(out["answer"], json!({"words": 3, "distinct": 2}));
+    assert_eq!(out["child"], "gone");
+    assert_eq!(out["mode"], 0o700);
+    // No socket path, no token: nothing another process could use to reach the channel.
+    assert_eq!(out["names"], json!(["CY_SDK_FD"]));
+    for value in out["values"].as_array().unwrap() {
+        let value = value.as_str().unwrap();
+        assert!(
+            !value.contains("cy-sdk") && !value.contains(".sock"),
+            "{value}"
+        );
+    }
 }
 
 pub async fn a_call_after_its_execution_ended_is_refused(h: Harness) {
-    let first = python_json(
-        &h,
-        r#"
-import stat
-folder = os.path.dirname(os.environ["CY_SDK_SOCKET"])
-print(json.dumps({"socket": os.environ["CY_SDK_SOCKET"], "token": os.environ["CY_SDK_TOKEN"],
-                  "mode": stat.S_IMODE(os.stat(folder).st_mode)}))
-"#,
-    )
-    .await;
-    let old_socket = first["socket"].as_str().unwrap();
-    assert_eq!(first["mode"], 0o700);
-    assert!(!std::path::Path::new(old_socket).exists());
-
+    // A process that escaped the run's process group and kept the channel tries it later.
+    let late = r#"
+import json, time, cy_sdk
+open("ready", "w").close()
+time.sleep(1.0)
+try:
+    out = {"late": cy_sdk.call("tally", text="a")}
+except cy_sdk.ToolError as err:
+    out = {"late_error": str(err)}
+open("late.json", "w").write(json.dumps(out))
+"#;
     let code = format!(
         r#"
-def attempt():
-    try:
-        return cy_sdk.call("tally", text="a")
-    except cy_sdk.ToolError as err:
-        return str(err)
-mine = dict(os.environ)
-os.environ["CY_SDK_TOKEN"] = {token}
-stale_token = attempt()
-os.environ["CY_SDK_SOCKET"] = {socket}
-stale_socket = attempt()
-print(json.dumps({{"stale_token": stale_token, "stale_socket": stale_socket}}))
-"#,
-        token = first["token"],
-        socket = first["socket"],
+import subprocess, sys
+fd = int(os.environ["CY_SDK_FD"])
+subprocess.Popen([sys.executable, "-c", {late:?}], pass_fds=[fd], start_new_session=True,
+                 stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
+import time
+while not os.path.exists("ready"):
+    time.sleep(0.01)
+print(json.dumps({{"folder": os.environ["PYTHONPATH"]}}))
+"#
     );
-    let out = python_json(&h, &code).await;
+    let first = python_json(&h, &code).await;
+    assert!(!std::path::Path::new(first["folder"].as_str().unwrap()).exists());
+    let written = h.root().join("late.json");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !written.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the late call never finished: {:?}",
+            std::fs::read_to_string(h.root().join("late.err"))
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let out: Value = serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
     assert_eq!(
-        out["stale_token"],
-        "the SDK token is not valid for this execution: use the `CY_SDK_TOKEN` the run was started with (a token serves one execution only)"
-    );
-    let stale = out["stale_socket"].as_str().unwrap();
-    assert!(
-        stale.starts_with(&format!("the SDK channel `{old_socket}` is closed")),
-        "{stale}"
+        out,
+        json!({"late_error": "the SDK channel was closed by the runtime; the execution may have ended"})
     );
 }
 

@@ -238,13 +238,23 @@ pub async fn prints_stdout_on_success(s: &Session) {
 
 pub async fn an_exception_shows_its_traceback(s: &Session) {
     let code = "def f():\n    raise ValueError('bad value')\nprint('before')\nf()\n";
-    let script = s.script("main.py");
-    assert_eq!(
-        s.failed(json!({"code": code})).await,
+    let expected = |script: &str| {
         format!(
             "the code failed with exit code 1\nstdout:\nbefore\nstderr:\nTraceback (most recent call last):\n  File \"{script}\", line 4, in <module>\n    f()\n  File \"{script}\", line 2, in f\n    raise ValueError('bad value')\nValueError: bad value"
         )
+    };
+    assert_eq!(
+        s.failed(json!({"code": code, "filename": "main.py"})).await,
+        expected(&s.script("main.py"))
     );
+    // Without a name, the traceback names the run's fresh file, which is gone after the run.
+    let text = s.failed(json!({"code": code})).await;
+    let start = text.find(&s.script(".cy-run-")).expect(&text);
+    let name = &text[start + s.script("").len()..];
+    let name = &name[..name.find('"').unwrap()];
+    assert!(name.len() == ".cy-run-.py".len() + 16, "{name}");
+    assert_eq!(text, expected(&s.script(name)));
+    assert!(!s.workspace.join(name).exists());
 }
 
 pub async fn a_non_zero_exit_shows_both_streams_and_the_code(s: &Session) {

@@ -212,6 +212,16 @@ impl Sandbox for MemorySandbox {
         Box::pin(async { result })
     }
 
+    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), ServiceError>> {
+        let result = self.key(path).and_then(|key| {
+            self.files()
+                .remove(&key)
+                .map(|_| ())
+                .ok_or_else(|| not_found(path))
+        });
+        Box::pin(async { result })
+    }
+
     fn exec<'a>(
         &'a self,
         _command: &'a str,

@@ -46,15 +46,21 @@ pub trait SdkCalls: Send + Sync {
 /// Options for one [`CodeExecutor::execute`] call.
 #[derive(Clone)]
 pub struct CodeOptions {
-    /// File name the code is written to, relative to the workspace (`main.py` by default).
-    pub filename: String,
+    /// File the code is written to, relative to the workspace. `None` (the default): a fresh
+    /// file of the executor's choosing, removed after the run, so runs at once never share
+    /// one. Runs at once that name the same file take turns.
+    pub filename: Option<String>,
     /// Wall-clock limit for the run.
     pub timeout: Option<Duration>,
     /// Cancels the run when triggered.
     pub cancel: CancellationToken,
-    /// Variables added to the clean environment the code starts with (code mode passes its SDK
-    /// socket and token this way). Executors that run the code on another host may ignore them.
+    /// Variables added to the clean environment the code starts with. Executors that run the
+    /// code on another host may ignore them.
     pub env: Vec<(String, String)>,
+    /// Open descriptors the run inherits (code mode's SDK channel). Executors that run the
+    /// code on another host cannot pass them and relay SDK calls instead.
+    #[cfg(unix)]
+    pub pass_fds: Vec<super::PassedFd>,
     /// The id of the tool call that asked for this run, when there is one: calls the code makes
     /// back into the session are recorded under it.
     pub call_id: Option<String>,
@@ -65,12 +71,14 @@ pub struct CodeOptions {
 
 impl std::fmt::Debug for CodeOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CodeOptions")
-            .field("filename", &self.filename)
+        let mut out = f.debug_struct("CodeOptions");
+        out.field("filename", &self.filename)
             .field("timeout", &self.timeout)
             .field("cancel", &self.cancel)
-            .field("env", &self.env)
-            .field("call_id", &self.call_id)
+            .field("env", &self.env);
+        #[cfg(unix)]
+        out.field("pass_fds", &self.pass_fds);
+        out.field("call_id", &self.call_id)
             .field("sdk", &self.sdk.is_some())
             .finish()
     }
@@ -79,10 +87,12 @@ impl std::fmt::Debug for CodeOptions {
 impl Default for CodeOptions {
     fn default() -> Self {
         CodeOptions {
-            filename: "main.py".to_string(),
+            filename: None,
             timeout: None,
             cancel: CancellationToken::new(),
             env: Vec::new(),
+            #[cfg(unix)]
+            pass_fds: Vec::new(),
             call_id: None,
             sdk: None,
         }

@@ -11,6 +11,8 @@ mod executor;
 mod factory;
 mod fs_types;
 mod log;
+#[cfg(unix)]
+mod passed_fd;
 mod process;
 mod resources;
 mod sandbox;
@@ -24,6 +26,8 @@ pub use fs_types::{
     DirEntryInfo, EntryKind, SearchMatch, SearchOptions, SearchResult, WalkOptions, WalkResult,
 };
 pub use log::{ExecutionLog, LogEntry, execute_recorded};
+#[cfg(unix)]
+pub use passed_fd::PassedFd;
 pub use process::{ProcessInfo, ProcessOutput, ProcessTable};
 pub use resources::ResourceLimits;
 pub use sandbox::{ExecOptions, Sandbox};

@@ -33,6 +33,10 @@ pub struct ExecOptions {
     pub output_limit: Option<usize>,
     /// CPU, memory and process caps for this command; `None` is the sandbox's own default.
     pub resources: Option<ResourceLimits>,
+    /// Open descriptors the command inherits (code mode's SDK channel), each announced in
+    /// its variable. A sandbox that runs commands on another host refuses them.
+    #[cfg(unix)]
+    pub pass_fds: Vec<super::PassedFd>,
 }
 
 impl ExecOptions {
@@ -102,6 +106,22 @@ pub trait Sandbox: Send + Sync {
         contents: Vec<u8>,
     ) -> BoxFuture<'a, Result<(), ServiceError>> {
         self.write(path, contents)
+    }
+
+    /// Removes file `path` (not a folder). A symlink is removed itself, never what it points to.
+    ///
+    /// # Errors
+    /// The file does not exist, is a folder, or is outside the view; by default,
+    /// [`Unavailable`](ServiceErrorKind::Unavailable): this sandbox cannot remove files.
+    fn remove<'a>(&'a self, path: &'a str) -> BoxFuture<'a, Result<(), ServiceError>> {
+        let err = ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "this workspace ({}) cannot remove `{path}`: it does not remove files",
+                self.describe()
+            ),
+        );
+        Box::pin(async move { Err(err) })
     }
 
     /// What `path` is, without following a final symlink.

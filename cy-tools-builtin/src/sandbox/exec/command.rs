@@ -5,7 +5,7 @@ use std::io;
 use std::path::Path;
 use std::process::Stdio;
 
-use cy_tools::{ResourceLimits, ServiceError, ServiceErrorKind};
+use cy_tools::{PassedFd, ResourceLimits, ServiceError, ServiceErrorKind};
 use tokio::process::{Child, Command};
 
 use super::group::ProcessGroup;
@@ -34,6 +34,8 @@ pub(crate) struct Launch<'a> {
     /// CPU, memory and process caps, set by the shell before the command runs.
     pub(crate) resources: &'a ResourceLimits,
     pub(crate) stdin: bool,
+    /// Open descriptors the command alone inherits, each announced in its variable.
+    pub(crate) pass_fds: &'a [PassedFd],
 }
 
 /// Starts `command` with `/bin/sh -c` in a new process group.
@@ -73,6 +75,12 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         .env("HOME", launch.home)
         .env("LANG", &launch.limits.lang)
         .envs(launch.env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .envs(
+            launch
+                .pass_fds
+                .iter()
+                .map(|p| (p.var().to_string(), p.raw().to_string())),
+        )
         .stdin(if launch.stdin {
             Stdio::piped()
         } else {
@@ -81,6 +89,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    super::child::inherit(&mut cmd, launch.pass_fds);
     let child = cmd.spawn().map_err(|err| spawn_error(launch.cwd, &err))?;
     let Some(pid) = child.id() else {
         return Err(ServiceError::new(
@@ -168,6 +177,7 @@ mod tests {
             limits: &ExecLimits::default(),
             resources: &ResourceLimits::NONE,
             stdin: false,
+            pass_fds: &[],
         };
         let err = start("true", &launch).err().unwrap();
         assert_eq!(err.kind(), ServiceErrorKind::Unavailable);
