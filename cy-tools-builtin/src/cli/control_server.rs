@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use crate::control_server::{ControlServer, ControlServerConfig, DEFAULT_TOKEN_ENV};
 
@@ -26,8 +27,30 @@ pub(super) struct Args {
     /// The run command, with `{file}` where the script's path goes
     #[arg(long, value_name = "COMMAND", default_value = crate::executor::DEFAULT_COMMAND)]
     command: String,
+    /// Seconds a connection may take to send a whole request head, counted from its opening or
+    /// from the end of its previous answer; so also how long an idle connection stays open
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = positive)]
+    header_timeout_seconds: u64,
+    /// Seconds a request body may pause before it is answered `408` and its connection closed
+    #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = positive)]
+    idle_timeout_seconds: u64,
+    /// Connections open at once; at the cap a new one closes the oldest that has not shown the
+    /// token [default: a quarter of the open-file limit, 16 to 1024]
+    #[arg(long, value_name = "COUNT", value_parser = positive)]
+    max_connections: Option<u64>,
     #[command(flatten)]
     limits: LimitArgs,
+}
+
+/// A whole number above zero: a zero timeout or cap would refuse everything.
+fn positive(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(0) => Err("0 would refuse every connection; give a positive number".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "`{text}` is not a whole number; give a positive number"
+        )),
+    }
 }
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
@@ -35,6 +58,11 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     config.token_env = args.token_env;
     config.command = args.command;
     config.limits.resources = Some(args.limits.resources());
+    config.header_timeout = Duration::from_secs(args.header_timeout_seconds);
+    config.idle_timeout = Duration::from_secs(args.idle_timeout_seconds);
+    if let Some(max) = args.max_connections {
+        config.max_connections = usize::try_from(max).unwrap_or(usize::MAX);
+    }
     runtime()?.block_on(async {
         let server = ControlServer::bind(config)
             .await

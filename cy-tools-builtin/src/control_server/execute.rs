@@ -11,11 +11,12 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use cy_tools::{CancellationToken, CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::LengthLimitError;
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
 use super::auth::Token;
+use super::request_body::{BodyStalled, read_body, stalled};
 use crate::LocalSandbox;
 use crate::executor::wire::{ErrorReply, ExecuteRequest, check_session_id};
 use crate::executor::{LocalExecutor, RunLimits};
@@ -28,6 +29,7 @@ pub(super) struct ServerState {
     pub(super) command: String,
     pub(super) limits: RunLimits,
     pub(super) max_body_bytes: usize,
+    pub(super) idle_timeout: Duration,
     pub(super) max_concurrent_runs: usize,
     pub(super) runs: Arc<Semaphore>,
 }
@@ -46,8 +48,8 @@ pub(super) async fn execute(
     if let Some(refused) = refusal(&state, &headers, peer, &session_id) {
         return refused;
     }
-    let bytes = match Limited::new(body, state.max_body_bytes).collect().await {
-        Ok(collected) => collected.to_bytes(),
+    let bytes = match read_body(body, state.max_body_bytes, state.idle_timeout).await {
+        Ok(bytes) => bytes,
         Err(err) if err.is::<LengthLimitError>() => {
             tracing::warn!(%peer, session = %session_id, "refused: body over {} bytes", state.max_body_bytes);
             return refuse(
@@ -58,6 +60,10 @@ pub(super) async fn execute(
                     state.max_body_bytes
                 ),
             );
+        }
+        Err(err) if err.is::<BodyStalled>() => {
+            tracing::warn!(%peer, session = %session_id, "refused: {err}");
+            return stalled(state.idle_timeout);
         }
         Err(err) => {
             return refuse(

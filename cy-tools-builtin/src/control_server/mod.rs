@@ -20,6 +20,13 @@
 //!   caller may retry when a run finishes.
 //! * **Cancellation**: a client that closes its connection stops its run, which is killed
 //!   with every process it started.
+//! * **Slow or idle clients**: a connection whose next request head is not complete within
+//!   [`ControlServerConfig::header_timeout`] is closed, and a request body that pauses longer
+//!   than [`ControlServerConfig::idle_timeout`] is answered `408`.
+//! * **Connections**: at most [`ControlServerConfig::max_connections`] are open at once; at the
+//!   cap, a new one closes the oldest that has not yet made a request with the token (or, when
+//!   every open one has, is itself closed at once), so idle sockets cannot crowd out
+//!   `/v1/health` or a run.
 //! * **Logs**: each run is logged with `tracing` (session, peer, file, exit code, time),
 //!   at `info`; refusals at `warn`. The binary installs the subscriber that writes them to
 //!   stderr.
@@ -33,12 +40,16 @@
 
 mod auth;
 mod code_mode;
+mod connection_cap;
+mod connections;
 mod execute;
+mod request_body;
 
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::routing::{get, post};
@@ -47,6 +58,8 @@ use tokio::sync::Semaphore;
 
 use crate::executor::{DEFAULT_COMMAND, RunLimits};
 use auth::Token;
+use connection_cap::ConnectionCap;
+use connections::{Connections, accept_loop};
 use execute::{ServerState, execute, health};
 
 /// The environment variable the token is read from unless the config names another.
@@ -58,6 +71,7 @@ pub const MIN_TOKEN_LEN: usize = 16;
 /// How a control server is set up; [`ControlServerConfig::new`] fills in the defaults.
 ///
 /// ```
+/// use std::time::Duration;
 /// use cy_tools_builtin::control_server::ControlServerConfig;
 ///
 /// let config = ControlServerConfig::new("127.0.0.1:8700".parse().unwrap(), "/srv/cy");
@@ -65,6 +79,9 @@ pub const MIN_TOKEN_LEN: usize = 16;
 /// assert_eq!(config.command, "python3 {file}");
 /// assert_eq!(config.max_concurrent_runs, 8);
 /// assert_eq!(config.max_body_bytes, 1024 * 1024);
+/// assert_eq!(config.header_timeout, Duration::from_secs(10));
+/// assert_eq!(config.idle_timeout, Duration::from_secs(30));
+/// assert!((16..=1024).contains(&config.max_connections));
 ///
 /// let embedded = ControlServerConfig { token: Some("a-long-shared-secret".into()), ..config };
 /// assert!(!format!("{embedded:?}").contains("a-long-shared-secret"));
@@ -88,12 +105,30 @@ pub struct ControlServerConfig {
     pub max_body_bytes: usize,
     /// Most runs at once, across sessions; one more is answered `429`.
     pub max_concurrent_runs: usize,
+    /// Longest wait for a request head: from a connection's opening, or from the end of its
+    /// previous answer, to the end of its next request's head. A connection that has not sent
+    /// a whole head by then is closed without an answer, so this also bounds how long an idle
+    /// kept-alive connection stays open. It does not bound a run: the clock stops when the head
+    /// is in, and starts again only after the answer. 10 s by default.
+    pub header_timeout: Duration,
+    /// Longest pause while a request body is read: a body of which nothing more arrives for
+    /// this long is answered `408` and its connection closed. A slow body that keeps coming
+    /// is read however long it takes in all (its size is bounded by `max_body_bytes`). 30 s by
+    /// default.
+    pub idle_timeout: Duration,
+    /// Most connections open at once, each holding a file descriptor; one more closes the
+    /// oldest open connection that has not yet made a request with the token (a code-mode
+    /// upgrade counts until its socket closes), or, if every open one has, is closed at once.
+    /// By default a quarter of the process's open-file limit (its soft `RLIMIT_NOFILE`), at
+    /// least 16 and at most 1024.
+    pub max_connections: usize,
 }
 
 impl ControlServerConfig {
     /// A config for a server on `bind` keeping workspaces under `root`, with the defaults:
     /// token from `CY_CONTROL_TOKEN`, command `python3 {file}`, [`RunLimits::default`],
-    /// 1 MiB bodies, 8 concurrent runs.
+    /// 1 MiB bodies, 8 concurrent runs, a 10 s header timeout, a 30 s idle timeout for bodies,
+    /// and connections capped at a quarter of the open-file limit (16 to 1024).
     pub fn new(bind: SocketAddr, root: impl Into<PathBuf>) -> Self {
         ControlServerConfig {
             bind,
@@ -104,8 +139,27 @@ impl ControlServerConfig {
             limits: RunLimits::default(),
             max_body_bytes: 1024 * 1024,
             max_concurrent_runs: 8,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(30),
+            max_connections: default_max_connections(),
         }
     }
+}
+
+/// A quarter of the soft open-file limit, at least 16 and at most 1024.
+///
+/// Each connection holds one file descriptor, but a run needs several more (its pipes, its
+/// script, its workspace, a code-mode run's socket), as do the runtime and the listener, so
+/// connections get a quarter and the rest stays free: a flood of connections then meets the
+/// cap long before the server runs out of descriptors and cannot accept or start a run. At
+/// least 16, so even a tiny limit leaves room for a health check and a few clients; at most
+/// 1024, since honest clients open one connection per run and a server runs only a handful at
+/// once (8 by default), so more would only be room for idle sockets.
+fn default_max_connections() -> usize {
+    let soft = rustix::process::getrlimit(rustix::process::Resource::Nofile).current;
+    // `None` is no limit at all.
+    let quarter = soft.map_or(u64::MAX, |limit| limit / 4);
+    usize::try_from(quarter.clamp(16, 1024)).unwrap_or(1024)
 }
 
 impl std::fmt::Debug for ControlServerConfig {
@@ -120,6 +174,9 @@ impl std::fmt::Debug for ControlServerConfig {
             .field("limits", &self.limits)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_concurrent_runs", &self.max_concurrent_runs)
+            .field("header_timeout", &self.header_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("max_connections", &self.max_connections)
             .finish()
     }
 }
@@ -142,6 +199,8 @@ impl std::fmt::Debug for ControlServerConfig {
 pub struct ControlServer {
     listener: TcpListener,
     state: Arc<ServerState>,
+    header_timeout: Duration,
+    max_connections: usize,
 }
 
 impl ControlServer {
@@ -159,6 +218,18 @@ impl ControlServer {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "`max_concurrent_runs` and `max_body_bytes` must be at least 1",
+            ));
+        }
+        if config.max_connections == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "`max_connections` must be at least 1; a server with no connections could not be reached",
+            ));
+        }
+        if config.header_timeout.is_zero() || config.idle_timeout.is_zero() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "`header_timeout` and `idle_timeout` must be longer than zero; give each a few seconds",
             ));
         }
         if !config.command.contains("{file}") {
@@ -195,9 +266,12 @@ impl ControlServer {
                 command: config.command,
                 limits: config.limits,
                 max_body_bytes: config.max_body_bytes,
+                idle_timeout: config.idle_timeout,
                 max_concurrent_runs: config.max_concurrent_runs,
                 runs: Arc::new(Semaphore::new(config.max_concurrent_runs)),
             }),
+            header_timeout: config.header_timeout,
+            max_connections: config.max_connections,
         })
     }
 
@@ -216,8 +290,13 @@ impl ControlServer {
     /// their runs. So a binary that stops on a signal should return from `main` (dropping the
     /// runtime) rather than call `std::process::exit`, which would leave runs behind.
     ///
+    /// Failing to accept a connection does not end it: the error is logged and accepting
+    /// resumes shortly after (having first closed the oldest unauthenticated connection, if
+    /// the process ran out of file descriptors).
+    ///
     /// # Errors
-    /// Only if the server cannot go on accepting connections.
+    /// Only if the listening address cannot be read at start, which practically never
+    /// happens; errors after that are logged and retried.
     pub async fn run(self) -> io::Result<()> {
         let addr = self.local_addr()?;
         if !addr.ip().is_loopback() {
@@ -230,6 +309,7 @@ impl ControlServer {
             %addr,
             root = %self.state.root.display(),
             max_concurrent_runs = self.state.max_concurrent_runs,
+            max_connections = self.max_connections,
             "control server listening"
         );
         let router = Router::new()
@@ -239,12 +319,13 @@ impl ControlServer {
                 get(code_mode::code_mode),
             )
             .route("/v1/health", get(health))
-            .with_state(self.state);
-        axum::serve(
-            self.listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await
+            .with_state(Arc::clone(&self.state));
+        let connections = Connections {
+            state: self.state,
+            header_timeout: self.header_timeout,
+            cap: ConnectionCap::new(self.max_connections),
+        };
+        accept_loop(self.listener, router, connections).await
     }
 }
 
