@@ -121,7 +121,9 @@ async fn every_way_a_code_mode_client_leaves_gives_back_its_slot_and_kills_its_r
                 "import os, time\nopen({:?}, 'w').write(str(os.getpid()))\ntime.sleep(60)",
                 pid_file.display().to_string()
             );
-            let request = json!({"code": code, "timeout_ms": 60_000}).to_string();
+            let request =
+                json!({"code": code, "filename": format!("run-{round}.py"), "timeout_ms": 60_000})
+                    .to_string();
             running
                 .write_all(format!("{request}\n").as_bytes())
                 .unwrap();
@@ -274,7 +276,8 @@ fn flooding_the_sdk_channel_keeps_the_servers_memory_bounded() {
     let (mut server, addr) = start_server(root.path());
     // A first run, so the baseline includes a run's own costs.
     let mut warm = upgrade(addr, "s-warm");
-    let request = json!({"code": "print(1)", "timeout_ms": 10_000}).to_string();
+    let request =
+        json!({"code": "print(1)", "filename": "warm.py", "timeout_ms": 10_000}).to_string();
     warm.write_all(format!("{request}\n").as_bytes()).unwrap();
     let mut answer = String::new();
     BufReader::new(&warm).read_line(&mut answer).unwrap();
@@ -307,7 +310,7 @@ for t in threads:
     t.join(timeout=3)
 print("flooded")
 "#;
-    let request = json!({"code": flood, "timeout_ms": 6_000}).to_string();
+    let request = json!({"code": flood, "filename": "flood.py", "timeout_ms": 6_000}).to_string();
     let mut floods: Vec<TcpStream> = (0..RUNS)
         .map(|i| {
             let mut s = upgrade(addr, &format!("s-flood-{i}"));
@@ -317,6 +320,7 @@ print("flooded")
         .collect();
     std::thread::sleep(Duration::from_secs(5));
     let peak = peak_kib(server.id());
+    eprintln!("control server peak memory: {baseline} KiB before the floods, {peak} KiB with them");
     floods.clear();
     let _ = server.kill();
     let _ = server.wait();

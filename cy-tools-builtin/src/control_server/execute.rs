@@ -177,7 +177,13 @@ pub(super) fn workspace(
             format!("the server cannot open the workspace of session `{session_id}`: {err}"),
         )
     })?;
-    LocalExecutor::new(Arc::new(sandbox.env()))
+    let env = sandbox.try_env().map_err(|err| {
+        ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!("the server cannot open the workspace of session `{session_id}`: {err}"),
+        )
+    })?;
+    LocalExecutor::new(Arc::new(env))
         .with_command(state.command.clone())
         .map(|executor| executor.with_limits(state.limits.clone()))
 }

@@ -105,34 +105,42 @@ impl LocalSandbox {
         &self.root
     }
 
-    /// A session view of the whole workspace (the seed's `/workspace`), with its own process
-    /// table.
+    /// A session view of the whole workspace (`/workspace`), with its own process table.
     ///
     /// # Panics
-    /// Never in practice: the root was opened by [`LocalSandbox::new`]; if it has since been
-    /// removed, views are made of an empty folder recreated in its place.
+    /// When the root cannot be opened even after it is made again (the host is out of file
+    /// descriptors, say). A server that must not panic uses [`LocalSandbox::try_env`].
     pub fn env(&self) -> SessionEnv {
-        match SessionEnv::open(
-            self.root.clone(),
-            WORKSPACE_PREFIX.to_string(),
-            self.limits.clone(),
-        ) {
-            Ok(env) => env,
-            Err(_) => {
+        self.try_env().unwrap_or_else(|err| panic!("{err}"))
+    }
+
+    /// A session view of the whole workspace, or why none can be opened. A root removed since
+    /// [`LocalSandbox::new`] is made again, empty.
+    ///
+    /// # Errors
+    /// The root cannot be opened (out of file descriptors, permissions changed).
+    pub fn try_env(&self) -> std::io::Result<SessionEnv> {
+        let open = || {
+            SessionEnv::open(
+                self.root.clone(),
+                WORKSPACE_PREFIX.to_string(),
+                self.limits.clone(),
+            )
+        };
+        open()
+            .or_else(|_| {
                 let _ = std::fs::create_dir_all(&self.root);
-                SessionEnv::open(
-                    self.root.clone(),
-                    WORKSPACE_PREFIX.to_string(),
-                    self.limits.clone(),
-                )
-                .unwrap_or_else(|err| {
-                    panic!(
-                        "cannot open the sandbox root {}: {err}",
+                open()
+            })
+            .map_err(|err| {
+                std::io::Error::new(
+                    err.kind(),
+                    format!(
+                        "cannot open the sandbox root {}: {err}; check that it exists and this process may open it and has file descriptors left",
                         self.root.display()
-                    )
-                })
-            }
-        }
+                    ),
+                )
+            })
     }
 }
 
