@@ -2,21 +2,24 @@
 //!
 //! * [`LocalExecutor`]: writes the code into the session's sandbox and runs it there with a
 //!   configurable command (`python3 {file}` by default).
-//! * [`RemoteExecutor`]: sends the code to a control server
-//!   ([`control_server`](crate::control_server)), which runs it with a [`LocalExecutor`] in
-//!   the workspace it keeps for the session.
+//! * `RemoteExecutor` (feature `remote`): sends the code to a control server (feature
+//!   `control-server`), which runs it with a [`LocalExecutor`] in the workspace it keeps for
+//!   the session.
 //!
 //! Both hold runs to the same [`RunLimits`] and give the same [`ShellResult`](cy_tools::ShellResult)
 //! for the same code, so the tool reads alike whichever backend a session gets.
 
 mod limits;
 mod local;
+#[cfg(feature = "remote")]
 mod remote;
 mod script;
 mod slots;
+#[cfg(any(feature = "remote", feature = "control-server"))]
 pub mod wire;
 
 pub use limits::RunLimits;
 pub use local::{DEFAULT_COMMAND, LocalExecutor};
+#[cfg(feature = "remote")]
 pub use remote::RemoteExecutor;
 pub use slots::RunSlots;

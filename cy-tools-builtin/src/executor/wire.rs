@@ -21,11 +21,13 @@ use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 
 /// The path of the execute endpoint for `session_id`.
+#[cfg(feature = "remote")]
 pub(crate) fn execute_path(session_id: &str) -> String {
     format!("/v1/sessions/{session_id}/execute")
 }
 
 /// The path of the code-mode endpoint for `session_id` (an upgrade to [`CODE_MODE_PROTOCOL`]).
+#[cfg(feature = "remote")]
 pub(crate) fn code_mode_path(session_id: &str) -> String {
     format!("/v1/sessions/{session_id}/code-mode")
 }

@@ -15,7 +15,7 @@ use super::children::ChildFactory;
 use super::compose::{self, is_delegation};
 use super::rules::{check_spec, child_profile, child_spec, invalid};
 use super::{KeyedLog, LocalChat, Session, SubagentRun, SubagentRunner, TenantCoordinator};
-use crate::executor::{LocalExecutor, RemoteExecutor, RunSlots};
+use crate::executor::{LocalExecutor, RunSlots};
 use crate::store::SqliteStore;
 use crate::tools::{delegate, workflow};
 use crate::{ExecLimits, LocalSandbox};
@@ -394,6 +394,17 @@ impl LocalSessionFactory {
                     .with_command(command.clone())?
                     .with_slots(self.host.run_slots.clone()),
             ),
+            #[cfg(not(feature = "remote"))]
+            ExecutorSpec::Remote { url, .. } => {
+                return Err(ServiceError::new(
+                    ServiceErrorKind::Unavailable,
+                    format!(
+                        "session `{}` runs its code on the control server `{url}`, but this build has no remote executor; build `cy-tools-builtin` with its `remote` feature",
+                        spec.id()
+                    ),
+                ));
+            }
+            #[cfg(feature = "remote")]
             ExecutorSpec::Remote { url, token_var } => {
                 let token = (self.host.secrets)(token_var).ok_or_else(|| {
                     ServiceError::new(
@@ -404,7 +415,7 @@ impl LocalSessionFactory {
                         ),
                     )
                 })?;
-                Arc::new(RemoteExecutor::new(url, spec.id(), token)?)
+                Arc::new(crate::executor::RemoteExecutor::new(url, spec.id(), token)?)
             }
         })
     }
