@@ -22,10 +22,10 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::prelude::*;
 use cy_tools::{
-    CancellationToken, CodeExecutor, Sandbox, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
-    Toolset,
+    CancellationToken, CodeExecutor, Sandbox, Session, SessionIdentity, ToolCall, ToolContext,
+    ToolRegistry, Toolset,
 };
-use cy_tools_builtin::code_mode::{CodeModeBinding, CodeModeExecutor};
+use cy_tools_builtin::code_mode::CodeModeExecutor;
 use cy_tools_builtin::{LocalExecutor, LocalSandbox};
 use serde_json::json;
 
@@ -64,12 +64,8 @@ fn code_mode(c: &mut Criterion) {
     let tools = ToolRegistry::linked()
         .unwrap()
         .build(&["execute_code", "noop"], &context);
-    let binding = Arc::new(CodeModeBinding {
-        tools: tools.clone(),
-        log: None,
-        session_id: "bench".into(),
-    });
-    executor.bind(&binding).unwrap();
+    let session = Arc::new(Session::new(Arc::new(context), tools.clone()));
+    executor.bind(&session).unwrap();
     let run = |tools: &Toolset, code: &str| {
         let result = runtime.block_on(tools.execute(
             "execute_code",

@@ -43,7 +43,9 @@ pub mod sandbox;
 mod shell;
 pub mod tools;
 
-pub use executor::{LocalExecutor, RunLimits};
+pub use executor::LocalExecutor;
+#[allow(deprecated)]
+pub use executor::RunLimits;
 pub use sandbox::{ExecLimits, LocalSandbox, SessionEnv};
 
 #[cfg(feature = "cli")]

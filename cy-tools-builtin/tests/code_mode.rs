@@ -100,7 +100,7 @@ async fn an_unbound_executor_says_how_to_bind_it() {
     assert!(result.is_error);
     assert_eq!(
         result.text_content(),
-        "code mode has no session to call back into: bind the executor with `CodeModeExecutor::bind` after building the toolset, and keep the `CodeModeBinding` alive"
+        "code mode has no session to call back into: bind the executor with `CodeModeExecutor::bind` after building the toolset, and keep that `Session` alive"
     );
 }
 
@@ -115,10 +115,10 @@ async fn cancelling_the_run_stops_it_and_its_nested_call() {
 #[tokio::test]
 async fn nested_calls_are_stored_under_their_parent_in_the_sqlite_store() {
     use cy_tools::{
-        CancellationToken, ExecutionLog, Sandbox, SessionIdentity, ToolCall, ToolContext,
-        ToolRegistry, execute_recorded,
+        CancellationToken, ExecutionLog, Sandbox, Session, SessionIdentity, ToolCall, ToolContext,
+        ToolRegistry,
     };
-    use cy_tools_builtin::code_mode::{CodeModeBinding, CodeModeExecutor};
+    use cy_tools_builtin::code_mode::CodeModeExecutor;
     use cy_tools_builtin::{LocalExecutor, LocalSandbox, SqliteStore};
     use serde_json::json;
 
@@ -139,23 +139,16 @@ async fn nested_calls_are_stored_under_their_parent_in_the_sqlite_store() {
     let tools = ToolRegistry::linked()
         .unwrap()
         .build(&["execute_code", "read_file", "tally"], &context);
-    let binding = Arc::new(CodeModeBinding {
-        tools: tools.clone(),
-        log: Some(Arc::clone(&store)),
-        session_id: "s-db".into(),
-    });
-    executor.bind(&binding).unwrap();
+    let session = Arc::new(Session::new(Arc::new(context), tools));
+    executor.bind(&session).unwrap();
     let code = "import cy_sdk\nprint(cy_sdk.call('tally', text=cy_sdk.call('read_file', path='a.txt'))['words'] > 0)";
-    let result = execute_recorded(
-        &tools,
-        &*store,
-        "s-db",
-        None,
-        "execute_code",
-        ToolCall::new("top", json!({ "code": code })),
-        &CancellationToken::new(),
-    )
-    .await;
+    let result = session
+        .execute(
+            "execute_code",
+            ToolCall::new("top", json!({ "code": code })),
+            &CancellationToken::new(),
+        )
+        .await;
     assert_eq!(result.text_content(), "True");
     let rows: Vec<(String, String, Option<String>)> = store
         .entries("s-db")

@@ -138,7 +138,7 @@ async fn cancelling_the_run_stops_it_and_its_nested_call() {
 #[tokio::test]
 async fn a_wrong_server_token_is_refused_before_anything_runs() {
     use cy_tools::{CodeExecutor, CodeOptions};
-    use cy_tools_builtin::code_mode::{CodeModeBinding, CodeModeExecutor};
+    use cy_tools_builtin::code_mode::CodeModeExecutor;
     use cy_tools_builtin::executor::RemoteExecutor;
 
     let h = Harness::start(Backend::Remote, CodeModeLimits::default(), None).await;
@@ -150,12 +150,7 @@ async fn a_wrong_server_token_is_refused_before_anything_runs() {
     )
     .unwrap();
     let executor = CodeModeExecutor::new(Arc::new(remote));
-    let binding = Arc::new(CodeModeBinding {
-        tools: h.tools().clone(),
-        log: None,
-        session_id: "s-code".into(),
-    });
-    executor.bind(&binding).unwrap();
+    executor.bind(h.session()).unwrap();
     let err = executor
         .execute("open('ran', 'w')", CodeOptions::default())
         .await

@@ -255,7 +255,7 @@ async fn the_timeout_kills_the_whole_group_and_keeps_partial_output() {
 }
 
 #[tokio::test]
-async fn the_timeout_is_capped_by_the_limits() {
+async fn a_timeout_above_the_maximum_is_refused_and_the_maximum_holds() {
     let dir = tempfile::tempdir().unwrap();
     let limits = cy_tools_builtin::ExecLimits {
         max_timeout: Duration::from_millis(300),
@@ -265,11 +265,24 @@ async fn the_timeout_is_capped_by_the_limits() {
         .unwrap()
         .with_limits(limits)
         .env();
+    let err = env
+        .exec(
+            "touch ran",
+            ExecOptions::default().timeout(Duration::from_secs(60)),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(err.kind(), ServiceErrorKind::InvalidInput);
+    assert_eq!(
+        err.to_string(),
+        "a timeout of 60 s is above this workspace's maximum of 300 ms; ask for at most 300 ms (300 ms), or split the work into shorter runs"
+    );
+    assert!(!dir.path().join("ran").exists(), "a refused command ran");
     let started = Instant::now();
     let result = env
         .exec(
             "sleep 30",
-            ExecOptions::default().timeout(Duration::from_secs(60)),
+            ExecOptions::default().timeout(Duration::from_millis(300)),
         )
         .await
         .unwrap();

@@ -6,8 +6,9 @@ mod execute_code_common;
 use std::sync::Arc;
 
 use cy_tools::{CodeExecutor, CodeOptions, ServiceErrorKind, ToolRegistry};
+use cy_tools_builtin::ExecLimits;
 use cy_tools_builtin::LocalSandbox;
-use cy_tools_builtin::executor::{LocalExecutor, RunLimits};
+use cy_tools_builtin::executor::LocalExecutor;
 use execute_code_common as common;
 
 #[tokio::test]
@@ -73,14 +74,19 @@ async fn the_run_command_is_configurable_and_must_name_the_file() {
         err.to_string(),
         "the run command `python3 main.py` has no `{file}`: write where the script's path goes, as in `python3 {file}`"
     );
-    // A path with a quote and a `$` stays one word.
+    // A path with a quote and a `$` stays one word; the run is held to its sandbox's limits.
+    let env = Arc::new(
+        LocalSandbox::new(dir.path())
+            .unwrap()
+            .with_limits(ExecLimits {
+                output_limit: 12,
+                ..ExecLimits::default()
+            })
+            .env(),
+    );
     let executor = LocalExecutor::new(env)
         .with_command("python3 -I {file} --flag")
-        .unwrap()
-        .with_limits(RunLimits {
-            output_limit: 12,
-            ..RunLimits::default()
-        });
+        .unwrap();
     let options = CodeOptions {
         filename: Some("it's $HOME.py".into()),
         ..CodeOptions::default()

@@ -7,7 +7,6 @@ mod execute_code_common;
 use std::time::{Duration, Instant};
 
 use cy_tools::{ExecOptions, ResourceLimits, Sandbox};
-use cy_tools_builtin::executor::RunLimits;
 use cy_tools_builtin::{ExecLimits, LocalSandbox};
 use execute_code_common::{self as common, Session};
 use serde_json::json;
@@ -19,10 +18,10 @@ const TIGHT: ResourceLimits = ResourceLimits {
     processes: Some(16),
 };
 
-fn tight() -> RunLimits {
-    RunLimits {
-        resources: Some(TIGHT),
-        ..RunLimits::default()
+fn tight() -> ExecLimits {
+    ExecLimits {
+        resources: TIGHT,
+        ..ExecLimits::default()
     }
 }
 

@@ -146,6 +146,7 @@ fn a_child_gets_only_what_its_profile_allows() {
         // Its own profiles are the parent's, cut down to what it may use itself.
         let profiles: Vec<(&str, Vec<&str>)> = child
             .spec()
+            .unwrap()
             .subagents
             .iter()
             .map(|p| {
@@ -436,9 +437,9 @@ fn the_context_factory_is_one_level_shallower_for_each_child_and_absent_at_the_m
             ..ChildRequest::new("worker")
         };
         let child = ctx.factory().spawn_child(request).await.unwrap();
-        assert_eq!(child.identity.lineage, ["p"]);
+        assert_eq!(child.identity().lineage, ["p"]);
         assert_eq!(
-            child.tools.names(),
+            child.tools().names(),
             ["execute_code", "write_file", "delegate", "workflow"]
         );
         let wrote = child
@@ -461,11 +462,8 @@ fn the_context_factory_is_one_level_shallower_for_each_child_and_absent_at_the_m
             .spawn_child(ChildRequest::new("worker"))
             .await
             .unwrap();
-        assert_eq!(grandchild.identity.depth, 2);
-        let deepest = factory
-            .resume(&grandchild.identity.session_id)
-            .await
-            .unwrap();
+        assert_eq!(grandchild.identity().depth, 2);
+        let deepest = factory.resume(grandchild.id()).await.unwrap();
         let err = cy_tools::Ctx::<FactoryCaps>::new(deepest.context()).unwrap_err();
         assert!(
             err.to_string().contains("needs capability `factory`"),

@@ -60,7 +60,7 @@ fn ten_concurrent_sessions_do_not_cross_talk() {
             let expected: Vec<String> = (0..5).map(|k| format!("{id}-c{k}")).collect();
             assert_eq!(call_ids, expected, "only its own calls, in order");
             assert!(entries.iter().all(|e| e.session_id == id));
-            assert!(session.spec().workspace.ends_with(&format!("/w{}", &id[2..])), "{}", session.spec().workspace);
+            assert!(session.spec().unwrap().workspace.ends_with(&format!("/w{}", &id[2..])), "{}", session.spec().unwrap().workspace);
         }
         assert_eq!(store.call_count().await.unwrap(), 50);
     });

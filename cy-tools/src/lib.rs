@@ -104,13 +104,15 @@ pub use raw::{RawHandler, RawToolDefinition};
 pub use registry::{ToolFactory, ToolRegistration, ToolRegistry};
 pub use result::{Content, ToolResult};
 pub use schema::Schema;
+#[allow(deprecated)]
+pub use services::ChildSession;
 #[cfg(unix)]
 pub use services::PassedFd;
 pub use services::{
-    Chat, ChatMessage, ChildRequest, ChildSession, CodeExecutor, CodeOptions, Coordinator,
-    DirEntryInfo, EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo, ProcessOutput,
-    ProcessTable, ResourceLimits, Sandbox, SdkCalls, SearchMatch, SearchOptions, SearchResult,
-    ServiceError, ServiceErrorKind, SessionFactory, ShellResult, WalkOptions, WalkResult,
+    Chat, ChatMessage, ChildRequest, CodeExecutor, CodeOptions, Coordinator, DirEntryInfo,
+    EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo, ProcessOutput, ProcessTable,
+    ResourceLimits, Sandbox, SdkCalls, SearchMatch, SearchOptions, SearchResult, ServiceError,
+    ServiceErrorKind, SessionFactory, ShellResult, WalkOptions, WalkResult,
 };
 pub use tokio_util::sync::CancellationToken;
 pub use toolset::Toolset;
@@ -171,7 +173,9 @@ pub mod __private {
     impl Grants<cap::Chat> for AllCapabilities {}
 }
 
-// Sessions (issue 7): the spec a session is rebuilt from, and the services around it.
+// Sessions: the spec a session is rebuilt from, the live session, and the services around it.
+mod session;
 mod spec;
-pub use services::{ChildOutcome, execute_recorded};
+pub use services::ChildOutcome;
+pub use session::Session;
 pub use spec::{ExecutorSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile};

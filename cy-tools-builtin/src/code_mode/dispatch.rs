@@ -3,20 +3,16 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cy_tools::{
-    BoxFuture, CancellationToken, ExecutionLog, SdkCalls, ToolCall, Toolset, execute_recorded,
-};
+use cy_tools::{BoxFuture, CancellationToken, SdkCalls, Session, ToolCall};
 use serde_json::{Value, json};
 
 use super::approval::{Approval, ApprovalHook, ApprovalRequest};
 use super::limits::CodeModeLimits;
 use super::protocol::{self, Request};
 
-/// What one execution's code may reach: the session's tools, log and rules.
+/// What one execution's code may reach: the session (its tools and log) and the rules.
 pub(super) struct Served {
-    pub tools: Toolset,
-    pub log: Option<Arc<dyn ExecutionLog>>,
-    pub session_id: String,
+    pub session: Session,
     pub parent_call: Option<String>,
     pub limits: CodeModeLimits,
     pub approval: Arc<dyn ApprovalHook>,
@@ -75,7 +71,7 @@ async fn handle(state: &Dispatcher, request: Value) -> Value {
             "`execute_code` cannot be called from code that `execute_code` runs: this session does not allow nesting; do the work in this program instead",
         );
     }
-    if served.tools.get(&tool).is_none() {
+    if served.session.tools().get(&tool).is_none() {
         return protocol::error(format!(
             "tool `{tool}` is not in this session's toolset; the tools this code may call are {}",
             list(&callable(served))
@@ -122,7 +118,7 @@ async fn run_call(
     let approval = served
         .approval
         .approve(ApprovalRequest {
-            session_id: &served.session_id,
+            session_id: served.session.id(),
             parent_call: served.parent_call.as_deref(),
             tool,
             arguments: &arguments,
@@ -136,20 +132,14 @@ async fn run_call(
         None => format!("sdk-{}", n + 1),
     };
     let call = ToolCall::new(id, arguments);
-    let result = match &served.log {
-        Some(log) => {
-            execute_recorded(
-                &served.tools,
-                &**log,
-                &served.session_id,
-                served.parent_call.as_deref(),
-                tool,
-                call,
-                cancel,
-            )
-            .await
+    let result = match &served.parent_call {
+        Some(parent) => {
+            served
+                .session
+                .execute_nested(parent, tool, call, cancel)
+                .await
         }
-        None => served.tools.execute(tool, call, cancel).await,
+        None => served.session.execute(tool, call, cancel).await,
     };
     protocol::from_result(&result)
 }
@@ -157,7 +147,8 @@ async fn run_call(
 /// The tools the code may call: the session's, less `execute_code` unless nesting is allowed.
 fn callable(served: &Served) -> Vec<&str> {
     served
-        .tools
+        .session
+        .tools()
         .names()
         .into_iter()
         .filter(|name| *name != "execute_code" || served.limits.allow_nesting)

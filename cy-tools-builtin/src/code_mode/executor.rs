@@ -3,29 +3,13 @@
 use std::sync::{Arc, OnceLock, Weak};
 
 use cy_tools::{
-    BoxFuture, CodeExecutor, CodeOptions, ExecutionLog, ServiceError, ServiceErrorKind,
-    ShellResult, Toolset,
+    BoxFuture, CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind, Session, ShellResult,
 };
 
 use super::approval::{AllowAll, ApprovalHook};
 use super::broker::Broker;
 use super::dispatch::{Dispatcher, Served};
 use super::limits::CodeModeLimits;
-
-/// What code-mode calls run against: the session's bound toolset, its execution log (if any)
-/// and its id.
-///
-/// The host keeps it alive (an `Arc`) as long as the session: the executor holds it weakly,
-/// because the toolset holds the executor (through `execute_code`'s context), and a strong link
-/// both ways would never be freed.
-pub struct CodeModeBinding {
-    /// The session's tools, as the model sees them.
-    pub tools: Toolset,
-    /// Where nested calls are recorded, under the `execute_code` call that made them.
-    pub log: Option<Arc<dyn ExecutionLog>>,
-    /// The session's id (the key of its log entries).
-    pub session_id: String,
-}
 
 /// Wraps a code executor so that each run gets a private SDK channel to the session's tools:
 /// `import cy_sdk; cy_sdk.call("read_file", path="a.txt")`. Around a
@@ -40,8 +24,8 @@ pub struct CodeModeBinding {
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use std::sync::Arc;
-/// use cy_tools::{SessionIdentity, ToolCall, ToolContext, ToolRegistry, CancellationToken};
-/// use cy_tools_builtin::{LocalExecutor, LocalSandbox, code_mode::{CodeModeBinding, CodeModeExecutor}};
+/// use cy_tools::{Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry, CancellationToken};
+/// use cy_tools_builtin::{LocalExecutor, LocalSandbox, code_mode::CodeModeExecutor};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "hello").unwrap();
@@ -51,8 +35,8 @@ pub struct CodeModeBinding {
 ///     .with_env(env)
 ///     .with_executor(executor.clone());
 /// let tools = ToolRegistry::linked().unwrap().build(&["execute_code", "read_file"], &context);
-/// let binding = Arc::new(CodeModeBinding { tools: tools.clone(), log: None, session_id: "s-1".into() });
-/// executor.bind(&binding).unwrap();
+/// let session = Arc::new(Session::new(Arc::new(context), tools.clone()));
+/// executor.bind(&session).unwrap();
 ///
 /// let code = "import cy_sdk\nprint(cy_sdk.call('read_file', path='a.txt').upper())";
 /// let call = ToolCall::new("c1", serde_json::json!({ "code": code }));
@@ -62,7 +46,7 @@ pub struct CodeModeBinding {
 /// ```
 pub struct CodeModeExecutor {
     inner: Arc<dyn CodeExecutor>,
-    binding: OnceLock<Weak<CodeModeBinding>>,
+    session: OnceLock<Weak<Session>>,
     limits: CodeModeLimits,
     approval: Arc<dyn ApprovalHook>,
 }
@@ -72,7 +56,7 @@ impl CodeModeExecutor {
     pub fn new(inner: Arc<dyn CodeExecutor>) -> Self {
         CodeModeExecutor {
             inner,
-            binding: OnceLock::new(),
+            session: OnceLock::new(),
             limits: CodeModeLimits::default(),
             approval: Arc::new(AllowAll),
         }
@@ -97,13 +81,18 @@ impl CodeModeExecutor {
         &self.limits
     }
 
-    /// Binds the session the code calls back into (once, after its toolset is built). The
-    /// executor keeps only a weak reference: keep `binding` alive as long as the session.
+    /// Binds the session the code calls back into (once, after its toolset is built): its
+    /// tools, and its log, where nested calls are recorded under the `execute_code` call that
+    /// made them.
+    ///
+    /// The executor keeps only a weak reference, because the session's toolset holds the
+    /// executor (through `execute_code`'s context) and a strong link both ways would never be
+    /// freed: keep `session` alive as long as the session is in use.
     ///
     /// # Errors
     /// [`InvalidInput`](ServiceErrorKind::InvalidInput) when it is already bound.
-    pub fn bind(&self, binding: &Arc<CodeModeBinding>) -> Result<(), ServiceError> {
-        self.binding.set(Arc::downgrade(binding)).map_err(|_| {
+    pub fn bind(&self, session: &Arc<Session>) -> Result<(), ServiceError> {
+        self.session.set(Arc::downgrade(session)).map_err(|_| {
             ServiceError::new(
                 ServiceErrorKind::InvalidInput,
                 "this code-mode executor is already bound to a session; build one executor per session",
@@ -112,26 +101,24 @@ impl CodeModeExecutor {
     }
 
     async fn run(&self, code: &str, mut options: CodeOptions) -> Result<ShellResult, ServiceError> {
-        let binding = self
-            .binding
+        let session = self
+            .session
             .get()
             .and_then(Weak::upgrade)
             .ok_or_else(|| {
                 ServiceError::new(
                     ServiceErrorKind::Unavailable,
-                    "code mode has no session to call back into: bind the executor with `CodeModeExecutor::bind` after building the toolset, and keep the `CodeModeBinding` alive",
+                    "code mode has no session to call back into: bind the executor with `CodeModeExecutor::bind` after building the toolset, and keep that `Session` alive",
                 )
             })?;
         let dispatcher = Arc::new(Dispatcher::new(Served {
-            tools: binding.tools.clone(),
-            log: binding.log.clone(),
-            session_id: binding.session_id.clone(),
+            session: (*session).clone(),
             parent_call: options.call_id.clone(),
             limits: self.limits.clone(),
             approval: Arc::clone(&self.approval),
             cancel: options.cancel.clone(),
         }));
-        drop(binding);
+        drop(session);
         if self.inner.relays_sdk_calls() {
             // The code runs on another host; its executor relays the calls back here.
             options.sdk = Some(dispatcher);
@@ -163,7 +150,7 @@ impl std::fmt::Debug for CodeModeExecutor {
             .field("limits", &self.limits)
             .field(
                 "bound",
-                &self.binding.get().is_some_and(|w| w.strong_count() > 0),
+                &self.session.get().is_some_and(|w| w.strong_count() > 0),
             )
             .finish_non_exhaustive()
     }

@@ -44,7 +44,7 @@ mod limits;
 mod protocol;
 
 pub use approval::{AllowAll, Approval, ApprovalHook, ApprovalRequest};
-pub use executor::{CodeModeBinding, CodeModeExecutor};
+pub use executor::CodeModeExecutor;
 pub use limits::CodeModeLimits;
 
 /// The `cy_sdk` Python module (standard library only) that code-mode runs import.

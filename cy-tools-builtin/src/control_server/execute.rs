@@ -17,9 +17,10 @@ use tokio::sync::Semaphore;
 
 use super::auth::Token;
 use super::request_body::{BodyStalled, read_body, stalled};
+use crate::ExecLimits;
 use crate::LocalSandbox;
+use crate::executor::LocalExecutor;
 use crate::executor::wire::{ErrorReply, ExecuteRequest, check_session_id};
-use crate::executor::{LocalExecutor, RunLimits};
 
 /// What every request handler shares.
 pub(super) struct ServerState {
@@ -27,7 +28,7 @@ pub(super) struct ServerState {
     pub(super) token: Token,
     pub(super) token_env: String,
     pub(super) command: String,
-    pub(super) limits: RunLimits,
+    pub(super) limits: ExecLimits,
     pub(super) max_body_bytes: usize,
     pub(super) idle_timeout: Duration,
     pub(super) max_concurrent_runs: usize,
@@ -177,15 +178,16 @@ pub(super) fn workspace(
             format!("the server cannot open the workspace of session `{session_id}`: {err}"),
         )
     })?;
-    let env = sandbox.try_env().map_err(|err| {
-        ServiceError::new(
-            ServiceErrorKind::Unavailable,
-            format!("the server cannot open the workspace of session `{session_id}`: {err}"),
-        )
-    })?;
-    LocalExecutor::new(Arc::new(env))
-        .with_command(state.command.clone())
-        .map(|executor| executor.with_limits(state.limits.clone()))
+    let env = sandbox
+        .with_limits(state.limits.clone())
+        .try_env()
+        .map_err(|err| {
+            ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                format!("the server cannot open the workspace of session `{session_id}`: {err}"),
+            )
+        })?;
+    LocalExecutor::new(Arc::new(env)).with_command(state.command.clone())
 }
 
 /// Logs a run that ended without an answer: its client went away, or the server is shutting

@@ -56,7 +56,8 @@ use axum::routing::{get, post};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
-use crate::executor::{DEFAULT_COMMAND, RunLimits};
+use crate::ExecLimits;
+use crate::executor::DEFAULT_COMMAND;
 use auth::Token;
 use connection_cap::ConnectionCap;
 use connections::{Connections, accept_loop};
@@ -100,7 +101,7 @@ pub struct ControlServerConfig {
     /// The run command, with `{file}` where the script's path goes.
     pub command: String,
     /// Timeouts and output caps of every run.
-    pub limits: RunLimits,
+    pub limits: ExecLimits,
     /// Largest request body, in bytes; a larger one is answered `413`.
     pub max_body_bytes: usize,
     /// Most runs at once, across sessions; one more is answered `429`.
@@ -126,7 +127,7 @@ pub struct ControlServerConfig {
 
 impl ControlServerConfig {
     /// A config for a server on `bind` keeping workspaces under `root`, with the defaults:
-    /// token from `CY_CONTROL_TOKEN`, command `python3 {file}`, [`RunLimits::default`],
+    /// token from `CY_CONTROL_TOKEN`, command `python3 {file}`, [`ExecLimits::default`],
     /// 1 MiB bodies, 8 concurrent runs, a 10 s header timeout, a 30 s idle timeout for bodies,
     /// and connections capped at a quarter of the open-file limit (16 to 1024).
     pub fn new(bind: SocketAddr, root: impl Into<PathBuf>) -> Self {
@@ -136,7 +137,7 @@ impl ControlServerConfig {
             token_env: DEFAULT_TOKEN_ENV.to_string(),
             token: None,
             command: DEFAULT_COMMAND.to_string(),
-            limits: RunLimits::default(),
+            limits: ExecLimits::default(),
             max_body_bytes: 1024 * 1024,
             max_concurrent_runs: 8,
             header_timeout: Duration::from_secs(10),

@@ -7,7 +7,6 @@ use cy_tools::{
     ShellResult,
 };
 
-use super::limits::RunLimits;
 use super::script::Script;
 use super::slots::RunSlots;
 
@@ -43,17 +42,15 @@ pub const DEFAULT_COMMAND: &str = "python3 {file}";
 pub struct LocalExecutor {
     env: Arc<dyn Sandbox>,
     command: String,
-    limits: RunLimits,
     slots: Option<RunSlots>,
 }
 
 impl LocalExecutor {
-    /// An executor that runs `python3 {file}` in `env` under [`RunLimits::default`].
+    /// An executor that runs `python3 {file}` in `env`, under `env`'s limits.
     pub fn new(env: Arc<dyn Sandbox>) -> Self {
         LocalExecutor {
             env,
             command: DEFAULT_COMMAND.to_string(),
-            limits: RunLimits::default(),
             slots: None,
         }
     }
@@ -76,13 +73,6 @@ impl LocalExecutor {
         Ok(self)
     }
 
-    /// The same executor under other limits.
-    #[must_use]
-    pub fn with_limits(mut self, limits: RunLimits) -> Self {
-        self.limits = limits;
-        self
-    }
-
     /// The same executor taking a slot of `slots` for each run, so the runs of every executor
     /// sharing them are capped together (none by default: each run starts at once).
     #[must_use]
@@ -96,26 +86,23 @@ impl LocalExecutor {
         &self.command
     }
 
-    /// The limits runs are held to.
-    pub fn limits(&self) -> &RunLimits {
-        &self.limits
-    }
-
     async fn run(&self, code: &str, options: CodeOptions) -> Result<ShellResult, ServiceError> {
-        let timeout = self.limits.timeout_for(options.timeout)?;
+        // How long to wait for a slot or a named file; the sandbox holds the run itself to its
+        // limits (and refuses a timeout above their maximum).
+        let wait = options.timeout.unwrap_or(WAIT_WITHOUT_TIMEOUT);
         // Held until the run is over; waiting for it does not eat into the run's own timeout.
         let _slot = match &self.slots {
-            Some(slots) => Some(slots.acquire(timeout, &options.cancel).await?),
+            Some(slots) => Some(slots.acquire(wait, &options.cancel).await?),
             None => None,
         };
         let script = Script::take(
             &self.env,
             options.filename.as_deref(),
-            timeout,
+            wait,
             &options.cancel,
         )
         .await?;
-        let outcome = self.run_script(&script, code, options, timeout).await;
+        let outcome = self.run_script(&script, code, options).await;
         script.finish().await;
         outcome
     }
@@ -125,7 +112,6 @@ impl LocalExecutor {
         script: &Script,
         code: &str,
         options: CodeOptions,
-        timeout: std::time::Duration,
     ) -> Result<ShellResult, ServiceError> {
         self.env
             .write_scratch(script.name(), code.as_bytes().to_vec())
@@ -135,10 +121,8 @@ impl LocalExecutor {
             .command
             .replace("{file}", &crate::shell::quote(&path.to_string_lossy()));
         let exec = ExecOptions {
-            timeout: Some(timeout),
+            timeout: options.timeout,
             cancel: Some(options.cancel),
-            output_limit: Some(self.limits.output_limit),
-            resources: self.limits.resources,
             env: options.env,
             pass_fds: options.pass_fds,
             ..ExecOptions::default()
@@ -152,6 +136,10 @@ impl LocalExecutor {
         })
     }
 }
+
+/// How long a run that sets no timeout waits for a run slot or for a named file another run
+/// holds: the sandbox's default timeout, unless it was changed.
+const WAIT_WITHOUT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// What a cancelled run reports, whichever backend ran it.
 pub(crate) const CANCELLED: &str =
@@ -172,7 +160,6 @@ impl std::fmt::Debug for LocalExecutor {
         f.debug_struct("LocalExecutor")
             .field("env", &self.env.describe())
             .field("command", &self.command)
-            .field("limits", &self.limits)
             .field("slots", &self.slots.as_ref().map(RunSlots::size))
             .finish()
     }

@@ -6,8 +6,10 @@
 //!   `control-server`), which runs it with a [`LocalExecutor`] in the workspace it keeps for
 //!   the session.
 //!
-//! Both hold runs to the same [`RunLimits`] and give the same [`ShellResult`](cy_tools::ShellResult)
-//! for the same code, so the tool reads alike whichever backend a session gets.
+//! Both hold runs to the [`ExecLimits`](crate::ExecLimits) of the sandbox the code runs in
+//! (the local one, or the control server's) and give the same
+//! [`ShellResult`](cy_tools::ShellResult) for the same code, so the tool reads alike whichever
+//! backend a session gets.
 
 mod limits;
 mod local;
@@ -18,6 +20,7 @@ mod slots;
 #[cfg(any(feature = "remote", feature = "control-server"))]
 pub mod wire;
 
+#[allow(deprecated)]
 pub use limits::RunLimits;
 pub use local::{DEFAULT_COMMAND, LocalExecutor};
 #[cfg(feature = "remote")]

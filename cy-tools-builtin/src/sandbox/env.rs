@@ -2,62 +2,21 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use cy_tools::{
-    BoxFuture, DirEntryInfo, ExecOptions, ProcessTable, ResourceLimits, Sandbox, SearchOptions,
-    SearchResult, ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+    BoxFuture, DirEntryInfo, ExecOptions, ProcessTable, Sandbox, SearchOptions, SearchResult,
+    ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
 };
 
 use super::confine::{self, WORKSPACE_PREFIX};
+use super::limits::ExecLimits;
 use super::processes::LocalProcessTable;
 use super::{exec, fs_ops, search, walk};
 
 /// Largest ranged read done on the calling thread.
 const INLINE_READ_MAX: usize = 64 * 1024;
-
-/// Limits for commands run in a sandbox.
-///
-/// ```
-/// use std::time::Duration;
-/// use cy_tools_builtin::ExecLimits;
-/// let limits = ExecLimits { output_limit: 64 * 1024, ..ExecLimits::default() };
-/// assert_eq!(limits.default_timeout, Duration::from_secs(120));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ExecLimits {
-    /// Cap on captured stdout, and separately on stderr, unless a call sets its own.
-    pub output_limit: usize,
-    /// Timeout of a command whose call sets none.
-    pub default_timeout: Duration,
-    /// The longest timeout a call may ask for.
-    pub max_timeout: Duration,
-    /// `PATH` in the clean environment commands start with.
-    pub path: String,
-    /// `LANG` in that environment.
-    pub lang: String,
-    /// Unread output kept per background process stream before older output is dropped.
-    pub process_buffer: usize,
-    /// CPU, memory and process caps for commands whose call sets none
-    /// ([`ExecOptions::resources`]).
-    pub resources: ResourceLimits,
-}
-
-impl Default for ExecLimits {
-    fn default() -> Self {
-        ExecLimits {
-            output_limit: 1024 * 1024,
-            default_timeout: Duration::from_secs(120),
-            max_timeout: Duration::from_secs(3600),
-            path: "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin".to_string(),
-            lang: "C.UTF-8".to_string(),
-            process_buffer: 1024 * 1024,
-            resources: ResourceLimits::default(),
-        }
-    }
-}
 
 /// A workspace folder on the host that sessions get views of.
 ///

@@ -39,10 +39,7 @@ pub(crate) async fn run(
     options: ExecOptions,
     limits: &ExecLimits,
 ) -> Result<ShellResult, ServiceError> {
-    let timeout = options
-        .timeout
-        .unwrap_or(limits.default_timeout)
-        .min(limits.max_timeout);
+    let timeout = limits.timeout_for(options.timeout)?;
     let cap = options.output_limit.unwrap_or(limits.output_limit);
     let resources = options.resources.unwrap_or(limits.resources);
     let launch = Launch {

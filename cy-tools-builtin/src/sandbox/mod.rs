@@ -4,9 +4,11 @@ mod confine;
 mod env;
 mod exec;
 mod fs_ops;
+mod limits;
 mod processes;
 mod search;
 mod walk;
 
-pub use env::{ExecLimits, LocalSandbox, SessionEnv};
+pub use env::{LocalSandbox, SessionEnv};
+pub use limits::ExecLimits;
 pub use processes::LocalProcessTable;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use cy_tools::{
-    BoxFuture, CancellationToken, ChildOutcome, ChildRequest, ChildSession, Sandbox, ServiceError,
+    BoxFuture, CancellationToken, ChildOutcome, ChildRequest, Sandbox, ServiceError, Session,
     SessionFactory, SessionSpec,
 };
 
@@ -33,16 +33,13 @@ impl SessionFactory for ChildFactory {
             .collect()
     }
 
-    fn spawn_child(
-        &self,
-        request: ChildRequest,
-    ) -> BoxFuture<'_, Result<ChildSession, ServiceError>> {
+    fn spawn_child(&self, request: ChildRequest) -> BoxFuture<'_, Result<Session, ServiceError>> {
         Box::pin(async move {
             let child = self
                 .factory
                 .spawn_child_of(&self.parent, &self.parent_env, request)
                 .await?;
-            Ok(child.to_child_session())
+            Ok(child)
         })
     }
 

@@ -235,8 +235,9 @@ impl LocalSessionFactory {
         let env = self.open_workspace(&root)?;
         // Built before it is stored, so a spec that cannot be built (an executor without its
         // token, say) leaves nothing behind and can be fixed and created again.
-        let session = self.build(Arc::new(spec), env, None)?;
-        self.host.specs.insert_spec(&session.spec).await?;
+        let spec = Arc::new(spec);
+        let session = self.build(Arc::clone(&spec), env, None)?;
+        self.host.specs.insert_spec(&spec).await?;
         Ok(session)
     }
 
@@ -268,8 +269,13 @@ impl LocalSessionFactory {
         parent: &Session,
         request: ChildRequest,
     ) -> Result<Session, ServiceError> {
-        self.spawn_child_of(&parent.spec, &parent.env, request)
-            .await
+        let (Some(spec), Some(env)) = (parent.spec(), parent.env()) else {
+            return Err(invalid(format!(
+                "session `{}` was not built by a session factory (it has no spec or no workspace), so it cannot have children; build it with `LocalSessionFactory::create`",
+                parent.id()
+            )));
+        };
+        self.spawn_child_of(spec, env, request).await
     }
 
     pub(super) async fn spawn_child_of(
@@ -290,8 +296,9 @@ impl LocalSessionFactory {
             let env = parent_env.scoped(&folder)?;
             let host_path = parent_env.resolve_path(&folder)?;
             let spec = child_spec(parent, profile, id, &host_path);
-            let child = self.build(Arc::new(spec), env, request.parent_call.clone())?;
-            match self.host.specs.insert_spec(&child.spec).await {
+            let spec = Arc::new(spec);
+            let child = self.build(Arc::clone(&spec), env, request.parent_call.clone())?;
+            match self.host.specs.insert_spec(&spec).await {
                 Ok(()) => return Ok(child),
                 // Another child took this number meanwhile: take the next.
                 Err(err) if err.kind() == ServiceErrorKind::InvalidInput => {}
@@ -447,13 +454,10 @@ impl LocalSessionFactory {
         }
         let context = Arc::new(context);
         let tools = self.bind(&spec, &context);
-        Ok(Session {
-            spec,
-            tools,
-            context,
-            env,
-            log,
-            parent_call,
+        let session = Session::new(context, tools).with_spec(spec);
+        Ok(match parent_call {
+            Some(call) => session.with_parent_call(call),
+            None => session,
         })
     }
 

@@ -3,7 +3,8 @@
 //!
 //! * [`LocalSessionFactory`]: `create(spec)`, `resume(id)` and `spawn_child`, from the host's
 //!   infrastructure (registry, store, coordinator, chat, subagent runner).
-//! * [`Session`]: a bound toolset whose every call is recorded in the execution log.
+//! * [`Session`] (the core's, re-exported): a bound toolset whose every call is recorded in the
+//!   execution log.
 //! * [`SubagentRunner`]: the application's agent loop, which `delegate` and `workflow` run a
 //!   child's task with.
 //! * [`compose`]: which tools a spec gets, in the seed's order.
@@ -16,13 +17,11 @@ mod keyed_log;
 mod local_chat;
 mod rules;
 mod runner;
-#[allow(clippy::module_inception)]
-mod session;
 mod tenant_coordinator;
 
+pub use cy_tools::Session;
 pub use factory::LocalSessionFactory;
 pub use keyed_log::KeyedLog;
 pub use local_chat::LocalChat;
 pub use runner::{SubagentRun, SubagentRunner};
-pub use session::Session;
 pub use tenant_coordinator::TenantCoordinator;

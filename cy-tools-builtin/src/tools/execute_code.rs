@@ -44,7 +44,7 @@ fn schema() -> Value {
             "timeout_ms": {
                 "type": "integer",
                 "minimum": 1,
-                "description": "Milliseconds before the run is killed, at most the session's maximum (usually 600000); 60000 when left out."
+                "description": "Milliseconds before the run is killed, at most the workspace's maximum (usually 3600000); 60000 when left out."
             }
         },
         "required": ["code"]

@@ -13,11 +13,11 @@ use std::time::Duration;
 use cy_tools::memory::MemoryLog;
 use cy_tools::prelude::*;
 use cy_tools::{
-    BoxFuture, CancellationToken, CodeExecutor, Json, Sandbox, SessionIdentity, ToolCall,
-    ToolContext, ToolRegistry, ToolResult, Toolset, execute_recorded,
+    BoxFuture, CancellationToken, CodeExecutor, Json, Sandbox, Session, SessionIdentity, ToolCall,
+    ToolContext, ToolRegistry, ToolResult, Toolset,
 };
 use cy_tools_builtin::code_mode::{
-    Approval, ApprovalHook, ApprovalRequest, CodeModeBinding, CodeModeExecutor, CodeModeLimits,
+    Approval, ApprovalHook, ApprovalRequest, CodeModeExecutor, CodeModeLimits,
 };
 use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
 use cy_tools_builtin::executor::RemoteExecutor;
@@ -105,7 +105,7 @@ pub struct Harness {
     workspace: std::path::PathBuf,
     tools: Toolset,
     pub log: Arc<MemoryLog>,
-    _binding: Option<Arc<CodeModeBinding>>,
+    session: Arc<Session>,
 }
 
 /// Where the code runs.
@@ -212,25 +212,17 @@ impl Harness {
             .with_store(log.clone());
         let tools = ToolRegistry::linked().unwrap().build(TOOLS, &context);
         assert_eq!(tools.names(), TOOLS);
-        let binding = match (&mode, code_mode) {
-            (Mode::Bound(..) | Mode::Remote(..), Some(cm)) => {
-                let binding = Arc::new(CodeModeBinding {
-                    tools: tools.clone(),
-                    log: Some(log.clone()),
-                    session_id: SESSION.to_string(),
-                });
-                cm.bind(&binding).unwrap();
-                Some(binding)
-            }
-            _ => None,
-        };
+        let session = Arc::new(Session::new(Arc::new(context), tools.clone()));
+        if let (Mode::Bound(..) | Mode::Remote(..), Some(cm)) = (&mode, code_mode) {
+            cm.bind(&session).unwrap();
+        }
         Harness {
             server: None,
             dir,
             workspace,
             tools,
             log,
-            _binding: binding,
+            session,
         }
     }
 
@@ -243,6 +235,11 @@ impl Harness {
         &self.tools
     }
 
+    /// The session the code calls back into.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
     /// The model's `execute_code` call `id`, recorded in the log.
     pub async fn run(&self, id: &str, code: &str) -> ToolResult {
         self.run_until(id, code, &CancellationToken::new()).await
@@ -250,16 +247,13 @@ impl Harness {
 
     /// The same, cancelled when `cancel` is.
     pub async fn run_until(&self, id: &str, code: &str, cancel: &CancellationToken) -> ToolResult {
-        execute_recorded(
-            &self.tools,
-            &*self.log,
-            SESSION,
-            None,
-            "execute_code",
-            ToolCall::new(id, json!({ "code": code })),
-            cancel,
-        )
-        .await
+        self.session
+            .execute(
+                "execute_code",
+                ToolCall::new(id, json!({ "code": code })),
+                cancel,
+            )
+            .await
     }
 
     /// The model calling `name` directly (not recorded), to compare with what Python got.

@@ -11,9 +11,10 @@ use cy_tools::{
     AgentTool, CancellationToken, CodeExecutor, SessionIdentity, ToolCall, ToolContext, ToolResult,
     bind_tool,
 };
+use cy_tools_builtin::ExecLimits;
 use cy_tools_builtin::LocalSandbox;
 use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
-use cy_tools_builtin::executor::{LocalExecutor, RemoteExecutor, RunLimits};
+use cy_tools_builtin::executor::{LocalExecutor, RemoteExecutor};
 use cy_tools_builtin::tools::execute_code::EXECUTE_CODE;
 use cy_tools_builtin::tools::read_file::READ_FILE;
 use serde_json::{Value, json};
@@ -69,15 +70,18 @@ fn bind(workspace: &Path, executor: Arc<dyn CodeExecutor>) -> (AgentTool, AgentT
 
 /// A session whose code runs through a `LocalExecutor` on its own sandbox.
 pub fn local() -> Session {
-    local_with(RunLimits::default())
+    local_with(ExecLimits::default())
 }
 
 /// The same, with runs held to `limits`.
-pub fn local_with(limits: RunLimits) -> Session {
+pub fn local_with(limits: ExecLimits) -> Session {
     let dir = tempfile::tempdir().unwrap();
     let workspace = dir.path().canonicalize().unwrap();
-    let env = LocalSandbox::new(&workspace).unwrap().env();
-    let executor = LocalExecutor::new(Arc::new(env)).with_limits(limits);
+    let env = LocalSandbox::new(&workspace)
+        .unwrap()
+        .with_limits(limits)
+        .env();
+    let executor = LocalExecutor::new(Arc::new(env));
     let (execute, read_file) = bind(&workspace, Arc::new(executor));
     Session {
         execute,
@@ -337,7 +341,7 @@ pub async fn refusals_read_alike(s: &Session) {
     assert_eq!(
         s.failed(json!({"code": "print(1)", "timeout_ms": 10_000_000}))
             .await,
-        "a timeout of 10000000 ms is above this session's maximum of 600000 ms; pass a `timeout_ms` of at most 600000, or split the work into shorter runs"
+        "a timeout of 10000 s is above this workspace's maximum of 3600 s; ask for at most 3600 s (3600000 ms), or split the work into shorter runs"
     );
     assert_eq!(
         s.failed(json!({"code": "  \n"})).await,

@@ -11,10 +11,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cy_tools::{CancellationToken, ExecutionLog, ToolCall, ToolResult, Toolset, execute_recorded};
+use cy_tools::{CancellationToken, ToolCall, ToolResult};
 use cy_tools_builtin::LocalExecutor;
-use cy_tools_builtin::code_mode::{CodeModeBinding, CodeModeExecutor};
-use cy_tools_builtin::session::{KeyedLog, LocalSessionFactory, Session};
+use cy_tools_builtin::code_mode::CodeModeExecutor;
+use cy_tools_builtin::session::{LocalSessionFactory, Session};
 
 use workload::Kind;
 
@@ -64,10 +64,11 @@ impl Config {
 /// session's own log under the `execute_code` call.
 pub struct LoadSession {
     pub session: Session,
-    code_mode: Toolset,
-    log: Arc<dyn ExecutionLog>,
-    /// Kept alive as long as the session: the executor holds it weakly.
-    _binding: Arc<CodeModeBinding>,
+    /// The same session with a code-mode `execute_code`, its runs' calls going to `bound`.
+    code_mode: Session,
+    /// What the code calls back into: the session itself, held here because the code-mode
+    /// executor holds it only weakly.
+    _bound: Arc<Session>,
 }
 
 impl LoadSession {
@@ -76,26 +77,23 @@ impl LoadSession {
     /// # Errors
     /// The executor cannot be bound.
     pub fn new(factory: &LocalSessionFactory, session: Session) -> Result<Self, String> {
-        let id = session.id().to_string();
-        let log: Arc<dyn ExecutionLog> = Arc::new(KeyedLog::new(Arc::clone(factory.log()), &id));
+        let env = session.env().ok_or("the session has no workspace")?;
         let executor = Arc::new(CodeModeExecutor::new(Arc::new(LocalExecutor::new(
-            Arc::clone(session.env()),
+            Arc::clone(env),
         ))));
-        let context = (**session.context())
-            .clone()
-            .with_executor(executor.clone());
+        let context = Arc::new(
+            (**session.context())
+                .clone()
+                .with_executor(executor.clone()),
+        );
+        // Nested calls go to the session's own tools; the runs come through this toolset.
         let code_mode = factory.registry().build(&["execute_code"], &context);
-        let binding = Arc::new(CodeModeBinding {
-            tools: session.tools().clone(),
-            log: Some(Arc::clone(&log)),
-            session_id: id,
-        });
-        executor.bind(&binding).map_err(|err| err.to_string())?;
+        let bound = Arc::new(session.clone());
+        executor.bind(&bound).map_err(|err| err.to_string())?;
         Ok(LoadSession {
             session,
-            code_mode,
-            log,
-            _binding: binding,
+            code_mode: Session::new(context, code_mode),
+            _bound: bound,
         })
     }
 
@@ -104,9 +102,7 @@ impl LoadSession {
     pub async fn execute(&self, kind: Kind, tool: &str, call: ToolCall) -> ToolResult {
         let cancel = CancellationToken::new();
         if kind == Kind::CodeMode {
-            let id = self.session.id();
-            return execute_recorded(&self.code_mode, &*self.log, id, None, tool, call, &cancel)
-                .await;
+            return self.code_mode.execute(tool, call, &cancel).await;
         }
         self.session.execute(tool, call, &cancel).await
     }

@@ -1,9 +1,7 @@
-use std::sync::Arc;
-
 use tokio_util::sync::CancellationToken;
 
-use super::{ExecutionLog, ServiceError, execute_recorded};
-use crate::{BoxFuture, SessionIdentity, ToolCall, ToolResult, Toolset};
+use super::ServiceError;
+use crate::{BoxFuture, Session};
 
 /// What a tool asks of the [`SessionFactory`] when it needs a child session.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -28,54 +26,12 @@ impl ChildRequest {
     }
 }
 
-/// A child session, bound and ready.
-pub struct ChildSession {
-    /// The child's identity (lineage extended by the parent, depth one more).
-    pub identity: SessionIdentity,
-    /// The child's toolset, bound to its narrower context.
-    pub tools: Toolset,
-    /// The child's execution log (keyed by the child), where [`execute`](Self::execute)
-    /// records each call.
-    pub log: Option<Arc<dyn ExecutionLog>>,
-    /// The parent's call that started the child.
-    pub parent_call: Option<String>,
-}
-
-impl ChildSession {
-    /// Runs one call of the child's tool `name` and records it in the child's log.
-    pub async fn execute(
-        &self,
-        name: &str,
-        call: ToolCall,
-        cancel: &CancellationToken,
-    ) -> ToolResult {
-        match &self.log {
-            Some(log) => {
-                execute_recorded(
-                    &self.tools,
-                    &**log,
-                    &self.identity.session_id,
-                    self.parent_call.as_deref(),
-                    name,
-                    call,
-                    cancel,
-                )
-                .await
-            }
-            None => self.tools.execute(name, call, cancel).await,
-        }
-    }
-}
-
-impl std::fmt::Debug for ChildSession {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChildSession")
-            .field("identity", &self.identity)
-            .field("tools", &self.tools.names())
-            .field("parent_call", &self.parent_call)
-            .finish()
-    }
-}
+/// A child session: the same [`Session`] type as a root.
+#[deprecated(
+    since = "0.1.0",
+    note = "children and roots are one type now: use `Session`"
+)]
+pub type ChildSession = Session;
 
 /// What a finished child run answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -100,10 +56,7 @@ pub trait SessionFactory: Send + Sync {
     /// # Errors
     /// An unknown profile or workspace folder ([`InvalidInput`](super::ServiceErrorKind)), the
     /// store failing.
-    fn spawn_child(
-        &self,
-        request: ChildRequest,
-    ) -> BoxFuture<'_, Result<ChildSession, ServiceError>>;
+    fn spawn_child(&self, request: ChildRequest) -> BoxFuture<'_, Result<Session, ServiceError>>;
 
     /// Builds a child session and runs `task` in it to its final answer, through the agent
     /// loop the application wired in.

@@ -21,11 +21,13 @@ pub use chat::{Chat, ChatMessage};
 pub use coordinator::Coordinator;
 pub use error::{ServiceError, ServiceErrorKind};
 pub use executor::{CodeExecutor, CodeOptions, SdkCalls, ShellResult};
-pub use factory::{ChildOutcome, ChildRequest, ChildSession, SessionFactory};
+#[allow(deprecated)]
+pub use factory::ChildSession;
+pub use factory::{ChildOutcome, ChildRequest, SessionFactory};
 pub use fs_types::{
     DirEntryInfo, EntryKind, SearchMatch, SearchOptions, SearchResult, WalkOptions, WalkResult,
 };
-pub use log::{ExecutionLog, LogEntry, execute_recorded};
+pub use log::{ExecutionLog, LogEntry};
 #[cfg(unix)]
 pub use passed_fd::PassedFd;
 pub use process::{ProcessInfo, ProcessOutput, ProcessTable};

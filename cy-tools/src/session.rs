@@ -1,0 +1,196 @@
+//! `Session`: a toolset bound to its context, whose calls are recorded in the context's log.
+
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use tokio_util::sync::CancellationToken;
+
+use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError};
+use crate::{SessionIdentity, SessionSpec, ToolCall, ToolContext, ToolResult, Toolset};
+
+/// A live session: its tools bound to its context, the spec it was built from (when a factory
+/// built it), and the parent's call that started it (for a subagent).
+///
+/// There is one session type for roots and children: a session factory builds both, and a
+/// tool that starts a child (`delegate`) gets the same type back. It lives here, beside the
+/// [`SessionFactory`](crate::SessionFactory) trait that returns it, so the core can hand
+/// children to tools without knowing any backend.
+///
+/// Every call made through [`execute`](Self::execute) is recorded in the context's execution
+/// log (when it has one): session, tool, arguments, result, error flag, timings, and the call
+/// that caused it. Cloning is cheap and shares everything.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use std::sync::Arc;
+/// use cy_tools::{memory::MemoryLog, CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, Toolset};
+///
+/// let log = Arc::new(MemoryLog::new());
+/// let context = Arc::new(ToolContext::new(SessionIdentity::root("s-1", "acme")).with_store(log));
+/// let session = Session::new(context, Toolset::default());
+/// let result = session.execute("nope", ToolCall::new("c1", serde_json::json!({})), &CancellationToken::new()).await;
+/// assert!(result.is_error);
+/// let entries = session.entries().await.unwrap();
+/// assert_eq!((entries[0].tool.as_str(), entries[0].result.is_error), ("nope", true));
+/// # });
+/// ```
+#[derive(Clone)]
+pub struct Session {
+    context: Arc<ToolContext>,
+    tools: Toolset,
+    spec: Option<Arc<SessionSpec>>,
+    parent_call: Option<String>,
+}
+
+impl Session {
+    /// The session whose tools `tools` are bound to `context`.
+    pub fn new(context: Arc<ToolContext>, tools: Toolset) -> Self {
+        Session {
+            context,
+            tools,
+            spec: None,
+            parent_call: None,
+        }
+    }
+
+    /// The same session, built from `spec`.
+    #[must_use]
+    pub fn with_spec(mut self, spec: Arc<SessionSpec>) -> Self {
+        self.spec = Some(spec);
+        self
+    }
+
+    /// The same session, started by the parent's call `call` (recorded with each of its calls).
+    #[must_use]
+    pub fn with_parent_call(mut self, call: impl Into<String>) -> Self {
+        self.parent_call = Some(call.into());
+        self
+    }
+
+    /// The session's id.
+    pub fn id(&self) -> &str {
+        &self.context.session.session_id
+    }
+
+    /// Who it is: id, tenant, lineage, depth.
+    pub fn identity(&self) -> &SessionIdentity {
+        &self.context.session
+    }
+
+    /// The spec it was built from, when a factory built it.
+    pub fn spec(&self) -> Option<&Arc<SessionSpec>> {
+        self.spec.as_ref()
+    }
+
+    /// Its tools, in order.
+    pub fn tools(&self) -> &Toolset {
+        &self.tools
+    }
+
+    /// The context its tools are bound to, to bind more tools to the same session.
+    pub fn context(&self) -> &Arc<ToolContext> {
+        &self.context
+    }
+
+    /// Its workspace, as its tools see it, when it has one.
+    pub fn env(&self) -> Option<&Arc<dyn Sandbox>> {
+        self.context.env.as_ref()
+    }
+
+    /// Where its calls are recorded, when it has an execution log.
+    pub fn log(&self) -> Option<&Arc<dyn ExecutionLog>> {
+        self.context.store.as_ref()
+    }
+
+    /// The parent's call that started this session, for a subagent.
+    pub fn parent_call(&self) -> Option<&str> {
+        self.parent_call.as_deref()
+    }
+
+    /// Runs one call of tool `name` and records it. Never fails: an unknown tool, invalid
+    /// arguments and the tool's own failures are error results the model can act on.
+    pub async fn execute(
+        &self,
+        name: &str,
+        call: ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        self.record(self.parent_call.as_deref(), name, call, cancel)
+            .await
+    }
+
+    /// Runs one call that another call of this session made (code run by `execute_code`
+    /// calling a tool back), recorded under that call, `caused_by`.
+    pub async fn execute_nested(
+        &self,
+        caused_by: &str,
+        name: &str,
+        call: ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        self.record(Some(caused_by), name, call, cancel).await
+    }
+
+    /// This session's recorded calls, oldest first (those of earlier processes included); none
+    /// without an execution log.
+    ///
+    /// # Errors
+    /// The log cannot be read.
+    pub async fn entries(&self) -> Result<Vec<LogEntry>, ServiceError> {
+        match self.log() {
+            Some(log) => log.entries(self.id()).await,
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// The call's result is returned whatever happens to the record: the call has already had
+    /// its effect, so a log that cannot be written is reported to the host (a `tracing` error),
+    /// not to the model.
+    async fn record(
+        &self,
+        parent_call: Option<&str>,
+        name: &str,
+        call: ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        let Some(log) = self.log() else {
+            return self.tools.execute(name, call, cancel).await;
+        };
+        let started_at_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+        let started = Instant::now();
+        let call_id = call.id.clone();
+        let arguments = call.arguments.clone();
+        let result = self.tools.execute(name, call, cancel).await;
+        let entry = LogEntry {
+            session_id: self.id().to_string(),
+            call_id,
+            parent_call: parent_call.map(str::to_string),
+            tool: name.to_string(),
+            arguments,
+            result: result.clone(),
+            started_at_ms,
+            duration_us: u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
+        };
+        if let Err(err) = log.record(entry).await {
+            tracing::error!(
+                session = self.id(),
+                tool = name,
+                "the execution log could not record a call: {err}"
+            );
+        }
+        result
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("identity", self.identity())
+            .field("tools", &self.tools.names())
+            .field("env", &self.env().map(|env| env.describe()))
+            .field("parent_call", &self.parent_call)
+            .finish()
+    }
+}
