@@ -5,6 +5,7 @@ mod env;
 mod exec;
 mod fs_ops;
 mod processes;
+mod regular;
 mod search;
 mod walk;
 
