@@ -28,6 +28,7 @@
 //! # }
 //! ```
 
+mod call_task;
 mod convert;
 mod error;
 #[cfg(unix)]
@@ -50,11 +51,16 @@ use tokio::io::{AsyncRead, AsyncWrite};
 /// A tool's declaration cannot be made (see [`McpServer::new`]), the client's `initialize`
 /// fails, or the connection breaks.
 pub async fn serve_stdio(tools: Toolset) -> Result<(), ServeError> {
+    serve_server_stdio(McpServer::new(tools)?).await
+}
+
+/// [`serve_stdio`] with a server made already (one running its calls elsewhere, say).
+pub(crate) async fn serve_server_stdio(server: McpServer) -> Result<(), ServeError> {
     let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
     #[cfg(unix)]
     {
         tokio::select! {
-            served = serve_io(tools, stdin, stdout) => served,
+            served = serve_server_io(server, stdin, stdout) => served,
             () = hangup::stdout_closed() => {
                 tracing::info!("the client closed its end of stdout: stopping, with the calls in flight");
                 Ok(())
@@ -62,7 +68,7 @@ pub async fn serve_stdio(tools: Toolset) -> Result<(), ServeError> {
         }
     }
     #[cfg(not(unix))]
-    serve_io(tools, stdin, stdout).await
+    serve_server_io(server, stdin, stdout).await
 }
 
 /// Serves `tools` over a pair of byte streams carrying newline-delimited JSON-RPC, until the
@@ -75,7 +81,14 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let server = McpServer::new(tools)?;
+    serve_server_io(McpServer::new(tools)?, input, output).await
+}
+
+async fn serve_server_io<R, W>(server: McpServer, input: R, output: W) -> Result<(), ServeError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
     let running = server
         .serve((input, output))
         .await

@@ -10,4 +10,5 @@ mod search;
 mod walk;
 
 pub use env::{ExecLimits, LocalSandbox, SessionEnv};
+pub(crate) use exec::group::kill_every_group;
 pub use processes::LocalProcessTable;
