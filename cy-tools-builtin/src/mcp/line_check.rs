@@ -82,8 +82,8 @@ pub(super) fn check(line: &[u8]) -> Checked {
         }
     };
     let problem = problem(&object).unwrap_or_else(|| {
-        // The shape is right; the parts do not fit what the method takes.
-        format!("it does not fit a JSON-RPC 2.0 message ({rejected})")
+        // The envelope is right; what is inside does not fit.
+        format!("it is not a message MCP defines ({rejected})")
     });
     match object.get("id") {
         None if object.contains_key("method") => {
@@ -132,8 +132,17 @@ fn problem(object: &Map<String, Value>) -> Option<String> {
         None if is_response(object) => return None,
         None => return Some("it has no `method`".to_string()),
     }
+    match object.get("id") {
+        Some(Value::Number(n)) if n.as_i64().is_none() => {
+            return Some(format!(
+                "`id` is the number {n}, and must be an integer or a string"
+            ));
+        }
+        _ => {}
+    }
     match object.get("params") {
-        None | Some(Value::Object(_) | Value::Array(_) | Value::Null) => None,
+        // MCP names its parameters: positional ones (an array) are not taken.
+        None | Some(Value::Object(_) | Value::Null) => None,
         Some(other) => Some(format!(
             "`params` is {}, and must be an object",
             kind(other)
@@ -235,6 +244,21 @@ mod tests {
         let answer = reply_to(r#"{"jsonrpc":"2.0","id":3,"method":"ping","params":5}"#);
         assert_eq!(answer["id"], 3);
         assert_eq!(answer["error"]["code"], INVALID_REQUEST);
+        for (line, says) in [
+            (
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":[1]}"#,
+                "invalid request: `params` is an array, and must be an object; ",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                "invalid request: `id` is the number 1.5, and must be an integer or a string; ",
+            ),
+        ] {
+            let answer = reply_to(line);
+            let message = answer["error"]["message"].as_str().unwrap();
+            assert!(message.starts_with(says), "{line}: {message}");
+            assert_ne!(answer["id"], Value::Null, "{line}");
+        }
     }
 
     #[test]
