@@ -197,6 +197,10 @@ impl AgentTool {
             .map(|after| Box::pin(tokio::time::sleep(after)));
         poll_fn(|cx| {
             match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
+                // A body may see the cancellation and finish within one poll when another
+                // thread drives its I/O meanwhile (a multi-thread runtime): the caller that
+                // cancelled still gets the cancellation's answer, whichever side won.
+                Ok(Poll::Ready(_)) if cancel.is_cancelled() => return Poll::Ready(cancelled(name)),
                 Ok(Poll::Ready(result)) => return Poll::Ready(result),
                 Ok(Poll::Pending) => {}
                 Err(panic) => return Poll::Ready(panicked(name, panic.as_ref())),

@@ -261,3 +261,39 @@ async fn constraints_the_schema_states_are_enforced_too() {
         "invalid arguments for `constrained`: `count`: 0 is less than the minimum of 1; `query`: \"\" is shorter than 1 character; valid fields are `count` (integer, required), `query` (string, required)"
     );
 }
+
+fn watcher<'a>(
+    _: (),
+    _: cy_tools::Ctx<'a>,
+    call: cy_tools::CallInfo<'a>,
+) -> cy_tools::BoxFuture<'a, cy_tools::ToolResult> {
+    Box::pin(async move {
+        call.cancel.cancelled().await;
+        cy_tools::ToolResult::text("ended as it saw the cancellation")
+    })
+}
+
+static WATCHER: cy_tools::ToolDefinition<()> =
+    cy_tools::ToolDefinition::new("watcher", "Ends once its call is cancelled.", watcher);
+
+/// A body can see the cancellation and end within the poll that follows it (on a multi-thread
+/// runtime, another thread may drive its I/O meanwhile): the caller who cancelled gets the
+/// cancellation's answer all the same, not the body's.
+#[tokio::test]
+async fn a_body_ending_as_it_sees_the_cancellation_is_still_answered_as_cancelled() {
+    let tool = bind_tool(&WATCHER, session("s"))
+        .unwrap()
+        .with_timeout(None);
+    let cancel = token();
+    let run = tokio::spawn({
+        let cancel = cancel.clone();
+        async move { tool.execute(call(json!({})), &cancel).await }
+    });
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    cancel.cancel();
+    let result = run.await.unwrap();
+    assert_eq!(
+        result.text_content(),
+        "the call to `watcher` was cancelled before it finished and was stopped; call it again if the result is still needed"
+    );
+}

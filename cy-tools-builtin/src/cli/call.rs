@@ -2,13 +2,18 @@
 
 use std::io::Write as _;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use cy_tools::{CancellationToken, Content, ToolCall, ToolResult};
 use serde_json::{Map, Value};
 
 use super::error::CliError;
+use super::runtime::{CommandRuntime, Outcome};
 use super::session::{self, SessionArgs, registry, unknown_tool};
-use super::{interrupted, runtime};
+
+/// How long a cancelled call has to answer before it is abandoned: stopping must take under
+/// 2 s in all.
+const ANSWER_WAIT: Duration = Duration::from_secs(1);
 
 #[derive(Debug, clap::Args)]
 pub(super) struct Args {
@@ -47,25 +52,41 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let tool = tools
         .get(&args.tool)
         .ok_or_else(|| unknown_tool(&args.tool, &registry))?;
+    let runtime = CommandRuntime::new()?;
     let cancel = CancellationToken::new();
-    let result = runtime()?.block_on(async {
-        let call = tool.execute(ToolCall::new("cli-1", arguments), &cancel);
-        tokio::pin!(call);
-        tokio::select! {
-            result = &mut call => result,
-            () = interrupted() => {
-                // The tool answers at once with a cancellation result, and its processes die.
-                cancel.cancel();
-                call.await
-            }
+    let call = {
+        let (tool, cancel) = (tool.clone(), cancel.clone());
+        async move {
+            tool.execute(ToolCall::new("cli-1", arguments), &cancel)
+                .await
         }
-    });
+    };
+    let result = match runtime.run(call)? {
+        Outcome::Done(result) => result,
+        Outcome::Interrupted(call) => {
+            // The tool answers at once with a cancellation result, and its processes die; one
+            // whose body blocks its thread cannot answer, and is left behind.
+            cancel.cancel();
+            runtime
+                .wait(call, ANSWER_WAIT)?
+                .unwrap_or_else(|| abandoned(&args.tool))
+        }
+    };
+    // Stopped before the result is printed, so the commands the call started are gone by then.
+    drop(runtime);
     print_result(&result, args.json)?;
     Ok(if result.is_error {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The result of a call that did not stop when cancelled (its tool blocks its thread).
+fn abandoned(tool: &str) -> ToolResult {
+    ToolResult::error(format!(
+        "the call to `{tool}` was cancelled but did not stop (its tool is blocked); it was abandoned and the commands it started were killed; call it again if the result is still needed"
+    ))
 }
 
 /// A successful result goes to stdout, an error result to stderr; `--json` prints either as

@@ -10,7 +10,7 @@ use crate::control_server::{ControlServer, ControlServerConfig, DEFAULT_TOKEN_EN
 
 use super::error::CliError;
 use super::limits::LimitArgs;
-use super::{interrupted, runtime};
+use super::runtime::{CommandRuntime, Outcome};
 
 #[derive(Debug, clap::Args)]
 pub(super) struct Args {
@@ -63,7 +63,8 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     if let Some(max) = args.max_connections {
         config.max_connections = usize::try_from(max).unwrap_or(usize::MAX);
     }
-    runtime()?.block_on(async {
+    let runtime = CommandRuntime::new()?;
+    let serve = async move {
         let server = ControlServer::bind(config)
             .await
             .map_err(|err| CliError::new(err.to_string()))?;
@@ -72,19 +73,21 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
             .map_err(|err| CliError::new(format!("cannot read the listening address: {err}")))?;
         // On stderr like every log, and always, so a script that bound port 0 learns the port.
         eprintln!("control server listening on http://{addr}");
-        tokio::select! {
-            served = server.run() => {
-                served.map_err(|err| CliError::new(format!("control server stopped: {err}")))
-            }
-            // Without this, SIGTERM or Ctrl-C would end the process on the spot and leave
-            // every run going, in process groups of their own that the signal does not reach.
-            () = interrupted() => {
-                tracing::warn!("interrupted: stopping the control server; runs still going are killed");
-                Ok(())
-            }
+        server
+            .run()
+            .await
+            .map_err(|err| CliError::new(format!("control server stopped: {err}")))
+    };
+    match runtime.run(serve)? {
+        Outcome::Done(served) => served?,
+        // Without this, SIGTERM or Ctrl-C would end the process on the spot and leave every
+        // run going, in process groups of their own that the signal does not reach.
+        Outcome::Interrupted(_) => {
+            tracing::warn!("interrupted: stopping the control server; runs still going are killed");
         }
-    })?;
-    // Dropping the runtime (on return) drops each connection's task and the run inside it,
-    // which kills the run with every process it started; its client sees the connection close.
+    }
+    // Dropping the runtime drops each connection's task and the run inside it, which kills the
+    // run with every process it started; its client sees the connection close.
+    drop(runtime);
     Ok(ExitCode::SUCCESS)
 }

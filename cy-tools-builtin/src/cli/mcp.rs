@@ -3,8 +3,9 @@
 use std::process::ExitCode;
 
 use super::error::CliError;
+use super::runtime::CommandRuntime;
 use super::session::{self, SessionArgs};
-use super::{interrupted, runtime};
+use crate::mcp::McpServer;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct Args {
@@ -19,17 +20,17 @@ pub(super) struct Args {
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let tools = session::open(&args.session, args.tools.as_deref())?;
     tracing::info!(tools = ?tools.names(), "serving MCP on stdio");
-    runtime()?
-        .block_on(async {
-            tokio::select! {
-                served = crate::mcp::serve_stdio(tools) => served,
-                () = interrupted() => {
-                    tracing::info!("interrupted: stopping the MCP server");
-                    Ok(())
-                }
-            }
-        })
-        .map_err(|err| CliError::new(err.to_string()))?;
+    let runtime = CommandRuntime::new()?;
+    // The protocol runs on this thread and the calls on the runtime's workers: a call stuck on
+    // its thread cannot keep the server from answering `ping`, nor from stopping.
+    let server = McpServer::new(tools)
+        .map_err(|err| CliError::new(err.to_string()))?
+        .with_call_runtime(runtime.work()?);
+    match runtime.run_here(crate::mcp::serve_server_stdio(server))? {
+        Some(served) => served.map_err(|err| CliError::new(err.to_string()))?,
+        None => tracing::info!("interrupted: stopping the MCP server"),
+    }
     // Dropping the runtime drops the session, which kills the processes its tools started.
+    drop(runtime);
     Ok(ExitCode::SUCCESS)
 }

@@ -11,6 +11,7 @@ mod error;
 mod limits;
 mod list;
 mod mcp;
+mod runtime;
 mod schema;
 mod session;
 
@@ -49,6 +50,10 @@ pub fn main() -> ExitCode {
 }
 
 /// Runs the command line on `args` (the first is the program name).
+///
+/// It is meant to be a process's `main`: on the way out it kills every command still running
+/// that the process's sandboxes started, including other sessions' (see
+/// [`CommandRuntime`](runtime::CommandRuntime)).
 pub fn run<I, T>(args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
@@ -153,7 +158,8 @@ fn print_stdout(text: &str) -> Result<(), CliError> {
 
 /// Resolves when the process is asked to stop (SIGINT from Ctrl-C, or SIGTERM). The sandbox
 /// runs commands in process groups of their own, which the terminal's Ctrl-C does not reach:
-/// `call` and `mcp` stop their work on this, so those commands are killed, not orphaned.
+/// every command stops its work on this (see [`runtime`]), so those commands are killed, not
+/// orphaned.
 async fn interrupted() {
     #[cfg(unix)]
     {
@@ -174,13 +180,4 @@ async fn interrupted() {
     }
     #[cfg(not(unix))]
     std::future::pending::<()>().await;
-}
-
-/// A current-thread runtime with I/O and time: tools run their blocking work on its blocking
-/// pool, and one command needs no more.
-fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|err| CliError::new(format!("cannot start the async runtime: {err}")))
 }

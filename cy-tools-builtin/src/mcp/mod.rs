@@ -11,6 +11,9 @@
 //!   plus a text copy; images become image blocks.
 //! * A `notifications/cancelled` for a call cancels the token that call runs under, so the
 //!   tool's work (a child process, say) stops, and no response is sent for it.
+//! * Input that is not a valid message is answered as JSON-RPC 2.0 says, before `rmcp` sees it
+//!   (`line_check`): `-32700` with `"id": null` for a line that is not JSON, `-32600` with the
+//!   request's `id` (or `null`) for an invalid request, nothing for a malformed notification.
 //! * The protocol owns stdout; logs go through `tracing`, which the `cy-tools` binary writes to
 //!   stderr.
 //!
@@ -28,16 +31,20 @@
 //! # }
 //! ```
 
+mod call_task;
 mod convert;
 mod error;
 #[cfg(unix)]
 mod hangup;
+mod line_check;
+mod lines;
 mod server;
+mod transport;
 
 pub use error::ServeError;
 pub use server::McpServer;
 
-use cy_tools::Toolset;
+use cy_tools::{CancellationToken, Toolset};
 use rmcp::ServiceExt as _;
 use rmcp::service::QuitReason;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -50,11 +57,21 @@ use tokio::io::{AsyncRead, AsyncWrite};
 /// A tool's declaration cannot be made (see [`McpServer::new`]), the client's `initialize`
 /// fails, or the connection breaks.
 pub async fn serve_stdio(tools: Toolset) -> Result<(), ServeError> {
+    serve_server_stdio(McpServer::new(tools)?).await
+}
+
+/// [`serve_stdio`] with a server made already: one that runs its calls on a runtime of their
+/// own ([`McpServer::with_call_runtime`]), so a tool stuck on its thread cannot stop the
+/// protocol (ping, cancellation, shutdown) from being answered.
+///
+/// # Errors
+/// As [`serve_stdio`].
+pub async fn serve_server_stdio(server: McpServer) -> Result<(), ServeError> {
     let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
     #[cfg(unix)]
     {
         tokio::select! {
-            served = serve_io(tools, stdin, stdout) => served,
+            served = serve_server_io(server, stdin, stdout) => served,
             () = hangup::stdout_closed() => {
                 tracing::info!("the client closed its end of stdout: stopping, with the calls in flight");
                 Ok(())
@@ -62,11 +79,16 @@ pub async fn serve_stdio(tools: Toolset) -> Result<(), ServeError> {
         }
     }
     #[cfg(not(unix))]
-    serve_io(tools, stdin, stdout).await
+    serve_server_io(server, stdin, stdout).await
 }
 
 /// Serves `tools` over a pair of byte streams carrying newline-delimited JSON-RPC, until the
 /// input ends. [`serve_stdio`] is this over stdin and stdout; tests use in-memory pipes.
+///
+/// Bad input is answered as JSON-RPC 2.0 says: a line that is not JSON with `-32700` and
+/// `"id": null`, an invalid request with `-32600` and its `id` (`null` when none can be read),
+/// and a malformed notification not at all. A line may be at most 16 MiB long; a longer one is
+/// dropped as it arrives and answered `-32600`.
 ///
 /// # Errors
 /// As [`serve_stdio`].
@@ -75,9 +97,33 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    let server = McpServer::new(tools)?;
+    serve_server_io(McpServer::new(tools)?, input, output).await
+}
+
+async fn serve_server_io<R, W>(server: McpServer, input: R, output: W) -> Result<(), ServeError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let served = CancellationToken::new();
+    let (transport, io) = transport::connect(input, output, served.clone().cancelled_owned());
+    let service = async {
+        let result = serve_transport(server, transport).await;
+        // Stops reading: nothing read now could be answered. The output is still written to
+        // its end.
+        served.cancel();
+        result
+    };
+    let (result, ()) = tokio::join!(service, io);
+    result
+}
+
+async fn serve_transport(
+    server: McpServer,
+    transport: transport::LineTransport,
+) -> Result<(), ServeError> {
     let running = server
-        .serve((input, output))
+        .serve(transport)
         .await
         .map_err(|err| ServeError::Initialize(err.to_string()))?;
     match running.waiting().await {

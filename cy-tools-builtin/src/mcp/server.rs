@@ -11,9 +11,10 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
+use tokio::runtime::Handle;
 
-use super::ServeError;
 use super::convert::call_tool_result;
+use super::{ServeError, call_task};
 
 /// An MCP server (an `rmcp` [`ServerHandler`]) over one session's tools.
 ///
@@ -21,6 +22,8 @@ use super::convert::call_tool_result;
 #[derive(Clone)]
 pub struct McpServer {
     inner: Arc<Inner>,
+    /// Where calls run, when not on the protocol's own runtime.
+    call_runtime: Option<Handle>,
 }
 
 struct Inner {
@@ -73,7 +76,17 @@ impl McpServer {
                 names_listed,
                 info,
             }),
+            call_runtime: None,
         })
+    }
+
+    /// The same server, running each call's tool on `runtime` (see [`call_task`]), so a tool
+    /// that blocks its thread cannot hold up the protocol: serve it from another runtime with
+    /// [`serve_server_stdio`](super::serve_server_stdio).
+    #[must_use]
+    pub fn with_call_runtime(mut self, runtime: Handle) -> Self {
+        self.call_runtime = Some(runtime);
+        self
     }
 
     /// The tools served, as `tools/list` declares them (sorted by name).
@@ -133,7 +146,10 @@ impl ServerHandler for McpServer {
         tracing::debug!(tool = name, id = %context.id, "tools/call");
         // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
         // (and when the connection closes): the same token the tool body and its processes see.
-        let result = tool.execute(call, &context.ct).await;
+        let result = match &self.call_runtime {
+            Some(runtime) => call_task::run_on(runtime, tool, call, &context.ct).await,
+            None => tool.execute(call, &context.ct).await,
+        };
         if result.is_error {
             tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
         }

@@ -85,7 +85,7 @@ fn invalid(path: &str, why: &str) -> ServiceError {
 }
 
 /// The path as it can be shown in a message: NULs made visible, very long ones cut.
-fn shown(path: &str) -> String {
+pub(crate) fn shown(path: &str) -> String {
     let visible = path.replace('\0', "\\0");
     if visible.chars().count() > 120 {
         let head: String = visible.chars().take(100).collect();

@@ -225,6 +225,8 @@ impl Sandbox for SessionEnv {
     ) -> BoxFuture<'a, Result<Vec<u8>, ServiceError>> {
         // A small ranged read from the page cache takes microseconds, less than the hand-off
         // to the blocking pool; larger ones go there so the executor is never held up long.
+        // The file is opened without blocking and refused unless it is a regular file, so a
+        // FIFO (whose open would wait for a writer) cannot hold the executor's thread.
         if max_len <= INLINE_READ_MAX {
             let result = fs_ops::read_range(&self.inner.dir, path, offset, max_len);
             return Box::pin(async move { result });

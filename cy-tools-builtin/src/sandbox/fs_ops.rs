@@ -10,20 +10,14 @@ use cap_std::fs::{Dir, Metadata, OpenOptions};
 use cy_tools::{DirEntryInfo, EntryKind, ServiceError, ServiceErrorKind};
 
 use super::confine::{io_error, relative};
+use super::regular::open_regular;
 
 /// Largest file `read` returns whole; bigger ones are read in ranges.
 pub(crate) const MAX_WHOLE_READ: u64 = 64 * 1024 * 1024;
 
 pub(crate) fn read(dir: &Dir, path: &str) -> Result<Vec<u8>, ServiceError> {
     let rel = relative(path)?;
-    let file = dir.open(&rel).map_err(|err| io_error(path, &err))?;
-    let meta = file.metadata().map_err(|err| io_error(path, &err))?;
-    if meta.is_dir() {
-        return Err(io_error(
-            path,
-            &std::io::Error::from(std::io::ErrorKind::IsADirectory),
-        ));
-    }
+    let (mut file, meta) = open_regular(dir, &rel, path)?;
     if meta.len() > MAX_WHOLE_READ {
         return Err(ServiceError::new(
             ServiceErrorKind::InvalidInput,
@@ -34,8 +28,7 @@ pub(crate) fn read(dir: &Dir, path: &str) -> Result<Vec<u8>, ServiceError> {
         ));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.into_std()
-        .read_to_end(&mut bytes)
+    file.read_to_end(&mut bytes)
         .map_err(|err| io_error(path, &err))?;
     Ok(bytes)
 }
@@ -47,17 +40,7 @@ pub(crate) fn read_range(
     max_len: usize,
 ) -> Result<Vec<u8>, ServiceError> {
     let rel = relative(path)?;
-    let file = dir
-        .open(&rel)
-        .map_err(|err| io_error(path, &err))?
-        .into_std();
-    let meta = file.metadata().map_err(|err| io_error(path, &err))?;
-    if meta.is_dir() {
-        return Err(io_error(
-            path,
-            &std::io::Error::from(std::io::ErrorKind::IsADirectory),
-        ));
-    }
+    let (file, meta) = open_regular(dir, &rel, path)?;
     let available = meta.len().saturating_sub(offset);
     let want = usize::try_from(available)
         .unwrap_or(usize::MAX)

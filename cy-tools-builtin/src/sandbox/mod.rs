@@ -6,9 +6,12 @@ mod exec;
 mod fs_ops;
 mod limits;
 mod processes;
+mod regular;
 mod search;
 mod walk;
 
 pub use env::{LocalSandbox, SessionEnv};
+#[cfg(feature = "cli")]
+pub(crate) use exec::group::kill_every_group;
 pub use limits::ExecLimits;
 pub use processes::LocalProcessTable;

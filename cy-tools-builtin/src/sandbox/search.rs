@@ -9,9 +9,11 @@ use globset::{GlobBuilder, GlobMatcher};
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder, Sink, SinkMatch};
 
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::confine::{io_error, relative};
+use super::regular::{open_nonblocking, special_at};
 use super::walk::visit;
 
 /// Threads a search uses at most.
@@ -43,16 +45,20 @@ pub(crate) fn search(
         max_entries: usize::MAX,
         ..WalkOptions::default()
     };
+    let rel = relative(path)?;
     let mut files: Vec<String> = Vec::new();
     visit(dir, path, &walk_options, |entry, _| {
+        // Special files (FIFOs, sockets, devices) are skipped like folders: they are never
+        // `File` entries.
         let wanted =
             entry.kind == EntryKind::File && glob.as_ref().is_none_or(|g| g.is_match(&entry.path));
         if wanted {
             files.push(entry.path);
         }
         true
-    })?;
-    let rel = relative(path)?;
+    })
+    // A special file named as the folder to search is refused for what it is.
+    .map_err(|err| special_at(dir, &rel, path).unwrap_or(err))?;
     let root = if rel == std::path::Path::new(".") {
         dir.try_clone()
     } else {
@@ -96,10 +102,14 @@ fn search_files(
                             break;
                         };
                         // Opened beneath the root's handle: a file swapped for a symlink is
-                        // still refused if it leads out of the view.
-                        let Ok(file) = root.open(file_path) else {
+                        // still refused if it leads out of the view. One swapped for a FIFO or
+                        // a device since the walk is skipped, seen on the handle, unread.
+                        let Ok(file) = open_nonblocking(root, Path::new(file_path)) else {
                             continue;
                         };
+                        if !file.metadata().is_ok_and(|meta| meta.is_file()) {
+                            continue;
+                        }
                         let mut matches = Vec::new();
                         let mut sink = Collect {
                             path: file_path,
@@ -196,5 +206,45 @@ impl Sink for Collect<'_> {
             line,
         });
         Ok(self.out.len() < self.limit)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file the walk listed and that was swapped for a FIFO before the search opened it:
+    /// skipped, and the search does not wait for a writer.
+    #[test]
+    fn a_file_swapped_for_a_fifo_after_the_walk_is_skipped_unread() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("a.txt"), "needle\n").unwrap();
+        let fifo = tmp.path().join("b.txt");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let root = Dir::open_ambient_dir(tmp.path(), cap_std::ambient_authority()).unwrap();
+        let files = vec!["a.txt".to_string(), "b.txt".to_string()];
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let matcher = RegexMatcherBuilder::new().build("needle").unwrap();
+            let _ = tx.send(search_files(&root, &files, &matcher, 10));
+        });
+        let result = rx.recv_timeout(std::time::Duration::from_secs(2));
+        if result.is_err() {
+            // Free the blocked open so the test fails instead of hanging.
+            use std::os::unix::fs::OpenOptionsExt as _;
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+                .open(&fifo);
+            panic!("the search blocked on the FIFO");
+        }
+        let result = result.unwrap().unwrap();
+        assert_eq!(result.files_searched, 1);
+        assert_eq!(result.matches.len(), 1);
+        assert_eq!(result.matches[0].path, "a.txt");
     }
 }

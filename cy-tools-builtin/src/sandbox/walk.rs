@@ -3,6 +3,7 @@
 //! Every folder is opened through its parent's handle (never by host path), and symlinks are
 //! listed but never followed, so a walk cannot leave the view even if the tree changes under it.
 
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::Dir;
@@ -12,6 +13,7 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use super::confine::{io_error, relative};
 use super::fs_ops::kind_of;
+use super::regular::open_nonblocking;
 
 /// Largest `.gitignore` read; a bigger one is ignored rather than read whole.
 const MAX_GITIGNORE: u64 = 1024 * 1024;
@@ -123,16 +125,25 @@ struct Level {
 
 fn load_gitignore(dir: &Dir, rel: &Path) -> Gitignore {
     let mut builder = GitignoreBuilder::new(rel);
-    if let Ok(meta) = dir.metadata(".gitignore")
+    // Checked on the open handle, so a `.gitignore` swapped for a FIFO is never waited on.
+    if let Ok(file) = open_nonblocking(dir, Path::new(".gitignore"))
+        && let Ok(meta) = file.metadata()
         && meta.is_file()
         && meta.len() <= MAX_GITIGNORE
-        && let Ok(text) = dir.read_to_string(".gitignore")
+        && let Some(text) = read_text(file.into_std())
     {
         for line in text.lines() {
             let _ = builder.add_line(None, line);
         }
     }
     builder.build().unwrap_or_else(|_| Gitignore::empty())
+}
+
+/// The text of a small file, at most [`MAX_GITIGNORE`] bytes of it.
+fn read_text(file: std::fs::File) -> Option<String> {
+    let mut text = String::new();
+    file.take(MAX_GITIGNORE).read_to_string(&mut text).ok()?;
+    Some(text)
 }
 
 /// The deepest `.gitignore` with an opinion decides, as git does.

@@ -25,6 +25,9 @@ use std::time::Duration;
 /// How long a run's cgroup folder is retried for removal while its last processes die.
 const REMOVE_FOR: Duration = Duration::from_secs(10);
 
+/// How long a starting host waits, at most, for the runs of dead hosts it killed to be reaped.
+const SWEEP_WAIT: Duration = Duration::from_secs(2);
+
 /// The cgroup of one command, removed (once empty) when dropped.
 #[derive(Debug)]
 pub(crate) struct RunCgroup {
@@ -153,7 +156,9 @@ fn sweep_stale(parent: &Path) {
         }
     }
     // Killing is a few system calls, done now so it happens even if this host is a one-shot
-    // command that exits right away; waiting for the folders to empty is left to a thread.
+    // command that exits right away. So is a short wait for the killed runs to be reaped and
+    // their folders removed: a one-shot host may be gone before a thread could do it. What is
+    // still there after that is left to a thread (and to the next host).
     let mut runs = Vec::new();
     for host in &stale {
         if let Ok(entries) = fs::read_dir(host) {
@@ -164,6 +169,12 @@ fn sweep_stale(parent: &Path) {
         }
     }
     if stale.is_empty() {
+        return;
+    }
+    let start = std::time::Instant::now();
+    runs.retain(|run| !remove_when_empty(run, SWEEP_WAIT.saturating_sub(start.elapsed())));
+    stale.retain(|host| fs::remove_dir(host).is_err());
+    if runs.is_empty() && stale.is_empty() {
         return;
     }
     let _ = std::thread::Builder::new()

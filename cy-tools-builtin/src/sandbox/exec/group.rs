@@ -11,7 +11,7 @@
 //! a recycled pid can never be hit.
 
 use std::io;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, Weak};
 
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 use tokio::sync::oneshot;
@@ -21,20 +21,38 @@ use super::cgroup::RunCgroup;
 /// The process group of one command; the whole group is killed when this is dropped.
 #[derive(Debug)]
 pub(crate) struct ProcessGroup {
-    pgid: Option<Pid>,
-    /// Whether the group may still be signalled. Held while signalling, so a kill can never
-    /// overlap the final [`ProcessGroup::finish`] and land after the leader is reaped.
-    live: Mutex<bool>,
+    shared: Arc<Shared>,
     /// The command's pids cgroup, if it has one: dropped (removed) after the group is killed.
     cgroup: Option<RunCgroup>,
 }
 
+/// What [`kill_every_group`] needs of a group too.
+#[derive(Debug)]
+struct Shared {
+    pgid: Option<Pid>,
+    /// Whether the group may still be signalled. Held while signalling, so a kill can never
+    /// overlap the final [`ProcessGroup::finish`] and land after the leader is reaped.
+    live: Mutex<bool>,
+}
+
+/// Every group of this process not yet dropped. A group is normally killed when the future
+/// running its command is dropped; a process exiting while that future cannot be dropped (the
+/// thread polling it is stuck in a tool's blocking call) kills the rest through this.
+static GROUPS: Mutex<Vec<Weak<Shared>>> = Mutex::new(Vec::new());
+
 impl ProcessGroup {
     /// The group led by `pid`, a child started with `process_group(0)`.
     pub(crate) fn new(pid: u32) -> Self {
-        ProcessGroup {
+        let shared = Arc::new(Shared {
             pgid: i32::try_from(pid).ok().and_then(Pid::from_raw),
             live: Mutex::new(true),
+        });
+        let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
+        groups.retain(|group| group.strong_count() > 0);
+        groups.push(Arc::downgrade(&shared));
+        drop(groups);
+        ProcessGroup {
+            shared,
             cgroup: None,
         }
     }
@@ -47,19 +65,25 @@ impl ProcessGroup {
 
     /// Sends `SIGKILL` to every process in the group, unless the group is finished.
     pub(crate) fn kill(&self) {
-        let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
-        if *live {
-            self.signal();
-        }
+        self.shared.kill();
     }
 
     /// Kills whatever is left of the group after its leader exited, and stops signalling it:
     /// call it once the leader has exited and before reaping it.
     pub(crate) fn finish(&self) {
-        let mut live = self.live.lock().unwrap_or_else(|e| e.into_inner());
+        let mut live = self.shared.live.lock().unwrap_or_else(|e| e.into_inner());
+        if *live {
+            self.shared.signal();
+            *live = false;
+        }
+    }
+}
+
+impl Shared {
+    fn kill(&self) {
+        let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         if *live {
             self.signal();
-            *live = false;
         }
     }
 
@@ -74,6 +98,23 @@ impl ProcessGroup {
 impl Drop for ProcessGroup {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// Kills every command group of this process that is not finished: the last step of a
+/// process that exits. Safe whatever the groups' owners are doing, as each kill holds the
+/// group's lock like [`ProcessGroup::finish`] (a finished group, whose leader may be reaped,
+/// is never signalled).
+#[cfg(feature = "cli")]
+pub(crate) fn kill_every_group() {
+    let groups: Vec<Arc<Shared>> = GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .iter()
+        .filter_map(Weak::upgrade)
+        .collect();
+    for group in groups {
+        group.kill();
     }
 }
 
