@@ -4,7 +4,7 @@
 //! * `sessions/create_16_tools_sqlite`: `LocalSessionFactory::create(spec)`: check the spec,
 //!   open its workspace folder (a new one per session), insert the spec (one SQLite
 //!   transaction, WAL), build the context (local executor, keyed log, coordinator, chat,
-//!   child factory) and bind the 16 tools through the registry in the seed's order;
+//!   child factory) and bind the 16 tools through the registry in the design's order;
 //! * `sessions/resume_16_tools_sqlite`: `resume(id)` of stored sessions, round robin over 1000:
 //!   load and decode the spec, reopen the workspace, rebuild the context and the toolset;
 //! * `sessions/bind_16_tools_baseline`: `ToolRegistry::build` of the same 16 names for a

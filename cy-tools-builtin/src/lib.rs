@@ -20,7 +20,7 @@
 //! | feature | adds |
 //! |---|---|
 //! | `sessions` | [`session`] (sessions built from a spec, resumed in any process, narrowed for children), [`store`] (their SQLite store), and the tools that need a session: `delegate`, `workflow`, `signal`, `send_message` |
-//! | `remote` | [`RemoteExecutor`](executor::RemoteExecutor): code runs on a control server over HTTP |
+//! | `remote` | [`executor::RemoteExecutor`]: code runs on a control server over HTTP |
 //! | `code-mode` | [`code_mode`]: code run by `execute_code` calls the session's tools back |
 //! | `control-server` | [`control_server`]: the host end of the remote executor (implies `code-mode`) |
 //! | `mcp` | [`mcp`]: an MCP server over a session's tools |

@@ -56,7 +56,7 @@ impl SessionIdentity {
     }
 }
 
-/// Everything a session offers its tools: the seven fields of the seed.
+/// Everything a session offers its tools: seven fields, one per capability.
 ///
 /// Optional fields are `Option`s, so a narrower session simply lacks them (a subagent has no
 /// chat, a session at the maximum depth no factory). A tool never sees this type: its body gets a

@@ -14,6 +14,11 @@
 //! * The **registry** resolves names to definitions, filled at link time, so a session spec
 //!   that carries only names can be rebuilt in any process.
 //!
+//! Besides the root's items, the public modules are [`prelude`] (what a tool author imports),
+//! [`cap`] (the capability markers a tool's `Ctx` is checked against) and [`memory`] (in-memory
+//! session services, for tests and for tools that need no host). The built-in tools and the
+//! real backends are in the `cy-tools-builtin` crate.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use cy_tools::{capability_set, memory::MemorySandbox, BoxFuture, CallInfo, Ctx, SessionIdentity,

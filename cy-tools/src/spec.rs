@@ -33,7 +33,7 @@ pub struct SessionSpec {
     /// The session's workspace folder on the host. A child's lies inside its parent's.
     pub workspace: String,
     /// The tools the session asked for, by registry name, in order. `execute_code`, the chat
-    /// tools and the delegation tools are added by the factory in the seed's order whether or
+    /// tools and the delegation tools are added by the factory in order whether or
     /// not they are listed.
     #[serde(default)]
     pub tools: Vec<String>,

@@ -1,6 +1,15 @@
-//! The `cy-tools` command line. Not public API: the `cy-tools` binary is this module's `main`;
-//! it is public so an application can run the same command line with its own tools linked in
-//! (the crate's MCP tests do exactly that).
+//! The `cy-tools` command line (feature `cli`): list, inspect and call the linked tools, serve
+//! them over MCP, or run a control server. The `cy-tools` binary is [`main`]; an application
+//! that links tools of its own ships the same command line with them by calling [`main`] (or
+//! [`run`]) from its own binary:
+//!
+//! ```no_run
+//! use cy_tools_builtin as _; // the built-ins, beside this binary's own `#[tool]`s
+//!
+//! fn main() -> std::process::ExitCode {
+//!     cy_tools_builtin::cli::main()
+//! }
+//! ```
 //!
 //! Exit codes: 0 success, 1 the tool answered with an error result, 2 anything else (usage,
 //! unknown tool, bad JSON, a folder that does not exist, ...). Errors are one line on stderr.
@@ -52,8 +61,7 @@ pub fn main() -> ExitCode {
 /// Runs the command line on `args` (the first is the program name).
 ///
 /// It is meant to be a process's `main`: on the way out it kills every command still running
-/// that the process's sandboxes started, including other sessions' (see
-/// [`CommandRuntime`](runtime::CommandRuntime)).
+/// that the process's sandboxes started, including other sessions'.
 pub fn run<I, T>(args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,

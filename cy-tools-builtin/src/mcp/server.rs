@@ -80,7 +80,7 @@ impl McpServer {
         })
     }
 
-    /// The same server, running each call's tool on `runtime` (see [`call_task`]), so a tool
+    /// The same server, running each call's tool on `runtime`, so a tool
     /// that blocks its thread cannot hold up the protocol: serve it from another runtime with
     /// [`serve_server_stdio`](super::serve_server_stdio).
     #[must_use]

@@ -12,7 +12,7 @@ use cy_tools::{ServiceError, ServiceErrorKind};
 /// Longest path accepted, in bytes (Linux's `PATH_MAX`).
 pub(crate) const MAX_PATH_LEN: usize = 4096;
 
-/// The seed's convention: the workspace is mounted at `/workspace`.
+/// The convention models are told: the workspace is mounted at `/workspace`.
 pub(crate) const WORKSPACE_PREFIX: &str = "/workspace";
 
 /// A checked path relative to the view's root; `.` for the root itself.

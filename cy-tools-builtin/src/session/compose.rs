@@ -1,6 +1,6 @@
 //! The composition root: which tools a session gets, in which order.
 //!
-//! The seed's order: `execute_code` always (it is the core affordance); the chat tools only
+//! The order of a session's tools: `execute_code` always (it is the core affordance); the chat tools only
 //! when a chat is bound; the spec's other tools, in its order; the delegation tools when the
 //! session may start subagents. A name in the spec that belongs to one of the other groups is
 //! placed with its group, so the order does not depend on how the spec was written.
@@ -16,7 +16,7 @@ pub const CHAT_TOOLS: &[&str] = &["send_message"];
 /// The tools a session gets when its spec declares subagents and it is above the maximum depth.
 pub const DELEGATION_TOOLS: &[&str] = &["delegate", "workflow"];
 
-/// The session's tool names in the seed's order; `chat_bound` says whether its context has a
+/// The session's tool names in order; `chat_bound` says whether its context has a
 /// chat.
 ///
 /// ```

@@ -427,7 +427,7 @@ impl LocalSessionFactory {
         })
     }
 
-    /// The context of `spec` and its tools, in the seed's order.
+    /// The context of `spec` and its tools, in order (see [`compose`](super::compose)).
     fn build(
         &self,
         spec: Arc<SessionSpec>,

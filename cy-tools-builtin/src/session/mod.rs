@@ -7,7 +7,7 @@
 //!   execution log.
 //! * [`SubagentRunner`]: the application's agent loop, which `delegate` and `workflow` run a
 //!   child's task with.
-//! * [`compose`]: which tools a spec gets, in the seed's order.
+//! * [`compose`]: which tools a spec gets, in which order.
 //! * [`LocalChat`]: the default chat, in memory plus an append-only file.
 
 mod children;

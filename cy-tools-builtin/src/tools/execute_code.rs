@@ -1,7 +1,7 @@
 //! `execute_code`: run Python the model wrote in the session's sandbox, locally or on a remote
 //! sandbox host, whichever [`CodeExecutor`](cy_tools::CodeExecutor) the session was built with.
 //!
-//! Defined with a hand-written schema ([`RawToolDefinition`]), as in the seed; its arguments are
+//! Defined with a hand-written schema ([`RawToolDefinition`]) as the one raw tool; its arguments are
 //! still validated against that schema before the body runs.
 
 use std::time::Duration;

@@ -1,3 +1,5 @@
+//! `MemoryChat`: a chat that keeps its messages in memory, for tests.
+
 use std::sync::Mutex;
 
 use crate::{BoxFuture, Chat, ChatMessage, ServiceError};

@@ -1,3 +1,5 @@
+//! `MemoryCoordinator`: signals between the sessions of one process, for tests.
+
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::Duration;

@@ -1,3 +1,5 @@
+//! `MemoryLog`: an execution log in memory, for tests.
+
 use std::sync::Mutex;
 
 use crate::{BoxFuture, ExecutionLog, LogEntry, ServiceError};

@@ -1,3 +1,6 @@
+//! `MemorySandbox`: a workspace whose files live in memory and which runs no commands, for
+//! tests and for tools that only read and write.
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

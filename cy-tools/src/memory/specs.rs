@@ -1,3 +1,5 @@
+//! `MemorySpecs`: a store of session specs in memory, for tests.
+
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 

@@ -1,3 +1,5 @@
+//! `Chat`: the people a root session talks to, as its messaging tools see them.
+
 use serde::{Deserialize, Serialize};
 
 use super::ServiceError;

@@ -1,3 +1,5 @@
+//! `Coordinator`: signals between sessions of one tenant (`signal`, `wait_for_signal`).
+
 use std::time::Duration;
 
 use serde_json::Value;

@@ -1,3 +1,6 @@
+//! `ServiceError`: what a session service answers when it cannot do what was asked, with its
+//! kind and a message that names the problem and the fix.
+
 use std::fmt;
 
 /// What kind of failure a session service reports; tools map it to the message the model sees.

@@ -1,3 +1,6 @@
+//! `CodeExecutor`: runs the code `execute_code` is given, with its options and the
+//! `ShellResult` it answers; `SdkCalls`: how code mode's calls reach the session.
+
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};

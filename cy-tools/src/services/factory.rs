@@ -1,3 +1,6 @@
+//! `SessionFactory`: how a tool asks for a child session (`delegate`, `workflow`), and what a
+//! finished child answers.
+
 use tokio_util::sync::CancellationToken;
 
 use super::ServiceError;

@@ -1,3 +1,5 @@
+//! The values the sandbox's file operations answer: directory entries, walks and searches.
+
 use serde::{Deserialize, Serialize};
 
 /// What a path names.

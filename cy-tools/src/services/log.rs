@@ -1,3 +1,5 @@
+//! `ExecutionLog`: where every call a session makes is recorded, and one recorded call.
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

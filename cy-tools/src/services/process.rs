@@ -1,3 +1,5 @@
+//! `ProcessTable`: a session's background processes, their state and their output.
+
 use serde::{Deserialize, Serialize};
 
 use super::{ExecOptions, ServiceError};

@@ -1,3 +1,6 @@
+//! `Sandbox`: a session's view of its workspace (files and commands), and the options of a
+//! command it runs.
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -64,7 +67,7 @@ impl ExecOptions {
 
 /// A session's view of its sandbox: a workspace folder and a way to run commands in it.
 ///
-/// Paths are relative to the view's root (`/workspace` in the seed's convention); an
+/// Paths are relative to the view's root (`/workspace` by convention); an
 /// implementation refuses any path that resolves outside it, with a [`ServiceError`] of kind
 /// [`OutsideSandbox`](super::ServiceErrorKind::OutsideSandbox).
 pub trait Sandbox: Send + Sync {
