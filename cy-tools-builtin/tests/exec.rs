@@ -103,13 +103,18 @@ async fn the_environment_is_only_path_home_lang_and_what_the_caller_adds() {
         .exec("env | sort", ExecOptions::default().env("MODE", "test"))
         .await
         .unwrap();
+    // `TMPDIR` is the command's private temporary folder (it is confined), gone afterwards.
+    let (rest, tmp) = result.stdout.split_once("TMPDIR=").unwrap();
+    let tmp = tmp.trim_end();
+    assert!(tmp.contains("/cy-run-"), "{tmp}");
+    assert!(!std::path::Path::new(tmp).exists());
     let expected = format!(
         "HOME={root}\nLANG={lang}\nMODE=test\nPATH={path}\nPWD={root}\n",
         root = root.display(),
         lang = limits.lang,
         path = limits.path
     );
-    assert_eq!(result.stdout, expected);
+    assert_eq!(rest, expected);
     // The test process itself has these (cargo sets them), and none reaches the command.
     assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
     assert!(!result.stdout.contains("CARGO"));

@@ -296,6 +296,9 @@ async fn processes_start_in_the_view_with_a_clean_environment() {
     table.start("pwd; env | sort", options).await.unwrap();
     let (_, stdout, _, _) = finish(table, "p1").await;
     let limits = env.limits();
+    // `TMPDIR`, its private temporary folder, comes last in sorted order.
+    let (stdout, tmp) = stdout.split_once("TMPDIR=").unwrap();
+    assert!(tmp.contains("/cy-run-"), "{tmp}");
     assert_eq!(
         stdout,
         format!(

@@ -255,14 +255,31 @@ async fn a_command_can_count_on_its_process_limit_in_a_cgroup() {
         resources: Some(TIGHT),
         ..ExecOptions::default()
     };
-    let out = env
-        .exec(
-            "cat /sys/fs/cgroup/pids$(grep :pids: /proc/self/cgroup | cut -d: -f3)/pids.max",
+    // The command says which cgroup it is in (its cgroup files are out of its reach: it is
+    // confined), and the test reads that cgroup's limit while the command still holds it.
+    let table = env.processes().unwrap();
+    table
+        .start(
+            "grep :pids: /proc/self/cgroup | cut -d: -f3 > cgroup.txt; sleep 30",
             tight,
         )
         .await
         .unwrap();
-    assert_eq!(out.stdout.trim(), "16", "{out:?}");
+    let file = dir.path().join("cgroup.txt");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let cgroup = loop {
+        match std::fs::read_to_string(&file) {
+            Ok(text) if text.ends_with('\n') => break text.trim().to_string(),
+            _ => assert!(
+                Instant::now() < deadline,
+                "the command never said its cgroup"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let max = std::fs::read_to_string(format!("/sys/fs/cgroup/pids{cgroup}/pids.max")).unwrap();
+    assert_eq!(max.trim(), "16", "{cgroup}");
+    table.kill("p1").await.unwrap();
 }
 
 /// Every process whose command line names `needle`, from `/proc`.

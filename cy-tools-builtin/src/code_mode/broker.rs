@@ -74,6 +74,11 @@ impl Broker {
         )]
     }
 
+    /// The folder the run reads `cy_sdk` from, to allow it under the run's isolation.
+    pub(crate) fn module_dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// The run's end of the channel, to pass to it.
     pub(crate) fn passed(&self) -> PassedFd {
         self.passed.clone()

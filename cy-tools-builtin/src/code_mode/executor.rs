@@ -127,6 +127,7 @@ impl CodeModeExecutor {
         let broker = Broker::open(dispatcher, self.limits.max_payload_bytes)?;
         options.env.extend(broker.env());
         options.pass_fds.push(broker.passed());
+        options.read_only.push(broker.module_dir().to_path_buf());
         let result = self.inner.execute(code, options).await;
         // Closed as soon as the run ends: the channel and its folder.
         drop(broker);

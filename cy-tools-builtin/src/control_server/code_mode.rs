@@ -195,6 +195,7 @@ async fn run_relayed<R: AsyncRead + Unpin>(
         cancel: cancel.clone(),
         env: broker.env(),
         pass_fds: vec![broker.passed()],
+        read_only: vec![broker.module_dir().to_path_buf()],
         ..CodeOptions::default()
     };
     let replies = async {

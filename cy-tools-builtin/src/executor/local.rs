@@ -125,6 +125,7 @@ impl LocalExecutor {
             cancel: Some(options.cancel),
             env: options.env,
             pass_fds: options.pass_fds,
+            read_only: options.read_only,
             ..ExecOptions::default()
         };
         self.env.exec(&command, exec).await.map_err(|err| {

@@ -18,7 +18,6 @@ use group::watch_exit;
 // to `sandbox/` beside the other modules.)
 pub(super) mod capture;
 mod cgroup;
-mod child;
 pub(super) mod command;
 pub(super) mod group;
 mod resources;
@@ -50,6 +49,7 @@ pub(crate) async fn run(
         resources: &resources,
         stdin: options.stdin.is_some(),
         pass_fds: &options.pass_fds,
+        read_only: &options.read_only,
     };
     // Kept whole: dropping it drops the group (killing it) before the still unreaped child,
     // whichever way this future ends.

@@ -1,8 +1,11 @@
 //! `ExecLimits`: what every command and code run in a sandbox is held to.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use cy_tools::{ResourceLimits, ServiceError, ServiceErrorKind};
+
+use super::Isolation;
 
 /// Limits for everything a sandbox runs: `terminal` commands, background processes and
 /// `execute_code` runs (the local executor runs its code through the sandbox, and the control
@@ -17,6 +20,8 @@ use cy_tools::{ResourceLimits, ServiceError, ServiceErrorKind};
 ///   processes keep [`process_buffer`](Self::process_buffer) unread bytes per stream.
 /// * **Resources.** CPU time, memory and process count per command
 ///   ([`ResourceLimits`]), unless a call sets its own.
+/// * **Isolation.** What the kernel confines each command to ([`Isolation`]: the workspace and
+///   a private temporary folder, no network, by default), and what else it may read.
 ///
 /// ```
 /// use std::time::Duration;
@@ -46,6 +51,11 @@ pub struct ExecLimits {
     /// CPU, memory and process caps for commands whose call sets none
     /// ([`ExecOptions::resources`](cy_tools::ExecOptions::resources)).
     pub resources: ResourceLimits,
+    /// How confined every command is ([`Isolation::Strict`] by default).
+    pub isolation: Isolation,
+    /// Folders and files commands may read (and run programs from) besides the system's and
+    /// their interpreters': a toolchain under `/opt`, a shared data folder.
+    pub read_only: Vec<PathBuf>,
 }
 
 impl Default for ExecLimits {
@@ -59,6 +69,8 @@ impl Default for ExecLimits {
             lang: "C.UTF-8".to_string(),
             process_buffer: 1024 * 1024,
             resources: ResourceLimits::default(),
+            isolation: Isolation::default(),
+            read_only: Vec::new(),
         }
     }
 }

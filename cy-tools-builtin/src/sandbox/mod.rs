@@ -4,6 +4,7 @@ mod confine;
 mod env;
 mod exec;
 mod fs_ops;
+mod isolation;
 mod limits;
 mod processes;
 mod regular;
@@ -13,5 +14,6 @@ mod walk;
 pub use env::{LocalSandbox, SessionEnv};
 #[cfg(feature = "cli")]
 pub(crate) use exec::group::kill_every_group;
+pub use isolation::Isolation;
 pub use limits::ExecLimits;
 pub use processes::LocalProcessTable;

@@ -118,6 +118,7 @@ impl LocalProcessTable {
             resources: &resources,
             stdin: true,
             pass_fds: &options.pass_fds,
+            read_only: &options.read_only,
         };
         let Started {
             group,

@@ -328,7 +328,7 @@ pub async fn the_host_environment_is_absent(s: &Session) {
     let code = "import os\nprint(sorted(os.environ))\nprint(os.environ['HOME'] == os.getcwd())";
     assert_eq!(
         s.ok(json!({"code": code})).await,
-        "['HOME', 'LANG', 'PATH', 'PWD']\nTrue"
+        "['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR']\nTrue"
     );
 }
 

@@ -64,6 +64,8 @@ pub struct CodeOptions {
     /// code on another host cannot pass them and relay SDK calls instead.
     #[cfg(unix)]
     pub pass_fds: Vec<super::PassedFd>,
+    /// Files and folders the run may read besides what its sandbox allows every command.
+    pub read_only: Vec<std::path::PathBuf>,
     /// The id of the tool call that asked for this run, when there is one: calls the code makes
     /// back into the session are recorded under it.
     pub call_id: Option<String>,
@@ -81,7 +83,8 @@ impl std::fmt::Debug for CodeOptions {
             .field("env", &self.env);
         #[cfg(unix)]
         out.field("pass_fds", &self.pass_fds);
-        out.field("call_id", &self.call_id)
+        out.field("read_only", &self.read_only)
+            .field("call_id", &self.call_id)
             .field("sdk", &self.sdk.is_some())
             .finish()
     }
@@ -96,6 +99,7 @@ impl Default for CodeOptions {
             env: Vec::new(),
             #[cfg(unix)]
             pass_fds: Vec::new(),
+            read_only: Vec::new(),
             call_id: None,
             sdk: None,
         }

@@ -40,6 +40,9 @@ pub struct ExecOptions {
     /// its variable. A sandbox that runs commands on another host refuses them.
     #[cfg(unix)]
     pub pass_fds: Vec<super::PassedFd>,
+    /// Files and folders the command may read besides what its sandbox allows every command
+    /// (code mode's module folder, say).
+    pub read_only: Vec<PathBuf>,
 }
 
 impl ExecOptions {

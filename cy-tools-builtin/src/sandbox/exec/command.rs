@@ -10,7 +10,8 @@ use tokio::process::{Child, Command};
 
 use super::group::ProcessGroup;
 use super::resources::confine;
-use crate::sandbox::ExecLimits;
+use crate::sandbox::isolation::{self, ChildSetup, Scope};
+use crate::sandbox::{ExecLimits, Isolation};
 
 /// The shell every command runs under.
 pub(crate) const SHELL: &str = "/bin/sh";
@@ -36,14 +37,18 @@ pub(crate) struct Launch<'a> {
     pub(crate) stdin: bool,
     /// Open descriptors the command alone inherits, each announced in its variable.
     pub(crate) pass_fds: &'a [PassedFd],
+    /// What the command may read besides what the limits allow every command.
+    pub(crate) read_only: &'a [std::path::PathBuf],
 }
 
 /// Starts `command` with `/bin/sh -c` in a new process group.
 ///
 /// The environment is built from nothing: `PATH` and `LANG` from the limits, `HOME` the
-/// view's folder, then the caller's variables. Nothing of the host's environment (tokens, keys,
-/// proxies) reaches the command. The shell sets the resource limits (and joins the command's
-/// pids cgroup) before the command's first word runs.
+/// view's folder, `TMPDIR` its private temporary folder when it is confined, then the caller's
+/// variables. Nothing of the host's environment (tokens, keys, proxies) reaches the command.
+/// The new process joins the command's pids cgroup and enters its isolation (see
+/// [`isolation`]) before the shell starts; the shell sets the resource limits before the
+/// command's first word runs.
 ///
 /// # Errors
 /// The command or a variable contains a NUL byte, or the shell cannot be started.
@@ -66,6 +71,24 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         }
     }
     let confinement = confine(launch.resources);
+    let read_only: Vec<std::path::PathBuf> = launch
+        .limits
+        .read_only
+        .iter()
+        .chain(launch.read_only)
+        .cloned()
+        .collect();
+    let prepared = isolation::prepare(&Scope {
+        isolation: launch.limits.isolation,
+        workspace: launch.home,
+        read_only: &read_only,
+        path_var: &launch.limits.path,
+    })?;
+    let cgroup_procs = match &confinement.cgroup {
+        Some(cgroup) => Some(isolation::cgroup_procs(&cgroup.procs_file())?),
+        None => None,
+    };
+    let confined = prepared.confine.is_some();
     let mut cmd = Command::new(SHELL);
     cmd.arg("-c")
         .arg(format!("{}{command}", confinement.prefix))
@@ -81,6 +104,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
                 .iter()
                 .map(|p| (p.var().to_string(), p.raw().to_string())),
         )
+        .envs(prepared.tmp.iter().map(|tmp| ("TMPDIR", tmp.path())))
         .stdin(if launch.stdin {
             Stdio::piped()
         } else {
@@ -89,8 +113,21 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    super::child::inherit(&mut cmd, launch.pass_fds);
-    let child = cmd.spawn().map_err(|err| spawn_error(launch.cwd, &err))?;
+    isolation::install(
+        &mut cmd,
+        ChildSetup {
+            inherit: launch.pass_fds.iter().map(PassedFd::raw).collect(),
+            cgroup_procs,
+            confine: prepared.confine,
+        },
+    );
+    let child = cmd.spawn().map_err(|err| {
+        spawn_error(
+            launch.cwd,
+            &err,
+            confined.then_some(launch.limits.isolation),
+        )
+    })?;
     let Some(pid) = child.id() else {
         return Err(ServiceError::new(
             ServiceErrorKind::Other,
@@ -98,14 +135,28 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         ));
     };
     Ok(Started {
-        group: ProcessGroup::new(pid).with_cgroup(confinement.cgroup),
+        group: ProcessGroup::new(pid)
+            .with_cgroup(confinement.cgroup)
+            .with_private_tmp(prepared.tmp),
         child,
         pid,
     })
 }
 
-fn spawn_error(cwd: &Path, err: &io::Error) -> ServiceError {
+fn spawn_error(cwd: &Path, err: &io::Error, isolation: Option<Isolation>) -> ServiceError {
     let cwd = cwd.display();
+    if let Some(isolation) = isolation
+        && err.kind() != io::ErrorKind::NotFound
+    {
+        // The pre-exec step that failed cannot say which it was without allocating; what it
+        // did is the same list every time.
+        return ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "could not start the command confined (isolation `{isolation}`: joining its cgroup, dropping privileges, Landlock and seccomp failed with: {err}); this host may forbid one of them (a container's seccomp profile, say): allow them, or run with `--isolation none` if the commands are trusted"
+            ),
+        );
+    }
     match err.kind() {
         io::ErrorKind::NotFound => ServiceError::new(
             ServiceErrorKind::Unavailable,
@@ -143,20 +194,20 @@ mod tests {
     #[test]
     fn spawn_failures_name_the_problem_and_the_fix() {
         let cwd = Path::new("/ws/sub");
-        let err = spawn_error(cwd, &io::Error::from(io::ErrorKind::NotFound));
+        let err = spawn_error(cwd, &io::Error::from(io::ErrorKind::NotFound), None);
         assert_eq!(err.kind(), ServiceErrorKind::Unavailable);
         assert_eq!(
             err.to_string(),
             "could not start `/bin/sh`: entity not found; the host needs a POSIX shell at `/bin/sh`, or the working folder `/ws/sub` was removed"
         );
-        let err = spawn_error(cwd, &io::Error::from(io::ErrorKind::PermissionDenied));
+        let err = spawn_error(cwd, &io::Error::from(io::ErrorKind::PermissionDenied), None);
         assert_eq!(err.kind(), ServiceErrorKind::PermissionDenied);
         assert_eq!(
             err.to_string(),
             "could not start `/bin/sh` in `/ws/sub`: permission denied; the shell must be executable and the folder readable by this host process"
         );
         let again = io::Error::from_raw_os_error(rustix::io::Errno::AGAIN.raw_os_error());
-        let err = spawn_error(cwd, &again);
+        let err = spawn_error(cwd, &again, None);
         assert_eq!(err.kind(), ServiceErrorKind::Unavailable);
         assert!(
             err.to_string().ends_with(
@@ -178,6 +229,7 @@ mod tests {
             resources: &ResourceLimits::NONE,
             stdin: false,
             pass_fds: &[],
+            read_only: &[],
         };
         let err = start("true", &launch).err().unwrap();
         assert_eq!(err.kind(), ServiceErrorKind::Unavailable);

@@ -1,10 +1,12 @@
 //! Holding a command to its [`ResourceLimits`]: the shell sets them before the command runs.
 //!
-//! The workspace forbids `unsafe`, so there is no `pre_exec` hook to call `setrlimit` between
-//! `fork` and `exec`. The command runs under `/bin/sh -c` anyway, so the limits are set by the
-//! shell's own `ulimit` (and the pids cgroup joined) in front of the command, on the same
-//! line: it costs no extra process, nothing of the command runs before the limits hold, and
-//! the shell's messages keep their line numbers.
+//! The command runs under `/bin/sh -c`, so the rlimits are set by the shell's own `ulimit` in
+//! front of the command, on the same line: it costs no extra process, nothing of the command
+//! runs before the limits hold, and the shell's messages keep their line numbers. Lowering a
+//! limit needs no privilege, so this works inside the command's isolation too. The pids cgroup
+//! is joined earlier, by the new process itself before the shell starts (see
+//! [`isolation`](crate::sandbox::isolation)): writing to the cgroup's files from the shell would
+//! be refused once the command is confined.
 
 use std::sync::Once;
 
@@ -21,9 +23,6 @@ pub(crate) struct Confinement {
     /// The command's pids cgroup, when the process count is held by one.
     pub(crate) cgroup: Option<RunCgroup>,
 }
-
-/// The exit status of a command whose cgroup could not be joined (nothing of it ran).
-const JOIN_FAILED: u8 = 125;
 
 /// The confinement for `limits` on this host.
 pub(crate) fn confine(limits: &ResourceLimits) -> Confinement {
@@ -51,10 +50,8 @@ pub(crate) fn confine(limits: &ResourceLimits) -> Confinement {
     if let Some(max) = limits.processes {
         cgroup = RunCgroup::create(max);
         match &cgroup {
-            Some(run) => prefix.push_str(&format!(
-                "{{ echo $$ > {procs}; }} 2>/dev/null || {{ echo 'cy-tools: could not join the command to its process-count cgroup {procs}; the host removed it or lost write access to it, so run the command again' >&2; exit {JOIN_FAILED}; }}; ",
-                procs = crate::shell::quote(&run.procs_file().to_string_lossy()),
-            )),
+            // The new process joins it itself, before the shell starts.
+            Some(_) => {}
             None if rustix::process::geteuid().is_root() => warn_root_unlimited(max),
             None => {
                 // `RLIMIT_NPROC` counts all of the user's processes and threads, not the

@@ -1,0 +1,316 @@
+//! Isolation: every process the sandbox starts (a `terminal` command, a background process, an
+//! `execute_code` run, locally or on a control server) runs confined by the kernel, without
+//! root and without a helper process.
+//!
+//! The rules are built in this process before the command starts and applied in the new
+//! process between `fork` and `exec` (see [`sys`]), so nothing of the command runs unconfined
+//! and no extra process is started:
+//!
+//! * **Filesystem** (Landlock): read-write only the view's folder (a child session's subfolder
+//!   is its whole world) and the command's private temporary folder (its `TMPDIR`); read and
+//!   run the system folders (`/usr`, `/bin`, `/sbin`, `/lib*`, `/etc`) and the installation
+//!   folder of the interpreters on the command's `PATH` (`python3`, `python`, `uv`, resolved
+//!   from their real path, so a pyenv installation under a home folder works); read `/proc`,
+//!   `/sys/devices/system/cpu` and the random devices; use `/dev/null` and `/dev/zero`; and
+//!   whatever [`ExecLimits::read_only`](super::ExecLimits::read_only) adds. Nothing else: not
+//!   the rest of the home folder, not other workspaces.
+//! * **Other processes** (Landlock scopes, seccomp): no signals to processes outside the
+//!   command, no tracing, no reading another process's memory, environment, descriptors or
+//!   folders through `/proc` (Landlock refuses that across domains), no stealing descriptors
+//!   (`pidfd_getfd`), no new namespaces.
+//! * **Network** (seccomp): no new sockets but `socketpair`, unless the isolation is
+//!   [`Isolation::Network`], which adds IPv4, IPv6 and netlink sockets. Descriptors the command
+//!   was handed (code mode's channel) keep working.
+//! * **Privileges**: no new privileges (a setuid program runs as the caller), and on a host
+//!   running as root, no capabilities at all (so a command cannot raise its own limits or write
+//!   past the rules with root's overrides).
+//!
+//! On a kernel without Landlock ABI 6 (Linux 6.12 or later) or seccomp, commands are refused
+//! with an error that names `--isolation none`; nothing falls back silently.
+
+mod filter;
+mod ruleset;
+mod sys;
+mod tmp;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::{LazyLock, Mutex, OnceLock};
+
+use cy_tools::{ServiceError, ServiceErrorKind};
+use serde::{Deserialize, Serialize};
+
+pub(crate) use sys::{ChildSetup, Confine, install};
+pub(crate) use tmp::PrivateTmp;
+
+use filter::FilterRules;
+use ruleset::{DEVICE, READ, READ_EXECUTE, READ_WRITE, Rule};
+
+/// How confined the commands a sandbox runs are: one policy, the same names in the library, the
+/// session settings and on the command line (`--isolation strict|network|none`).
+///
+/// ```
+/// use cy_tools_builtin::sandbox::Isolation;
+///
+/// assert_eq!(Isolation::default(), Isolation::Strict);
+/// assert_eq!("network".parse::<Isolation>().unwrap(), Isolation::Network);
+/// assert_eq!(Isolation::None.to_string(), "none");
+/// let err = "open".parse::<Isolation>().unwrap_err();
+/// assert_eq!(err, "isolation `open` is not one of `strict`, `network` or `none`");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    /// The workspace and a private temporary folder only, no network (the default).
+    #[default]
+    Strict,
+    /// [`Strict`](Self::Strict), plus IPv4, IPv6 and netlink sockets.
+    Network,
+    /// Unconfined: commands run with this process's rights (resource limits still apply).
+    None,
+}
+
+impl Isolation {
+    /// Its name, as the command line spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Isolation::Strict => "strict",
+            Isolation::Network => "network",
+            Isolation::None => "none",
+        }
+    }
+}
+
+impl fmt::Display for Isolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Isolation {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "strict" => Ok(Isolation::Strict),
+            "network" => Ok(Isolation::Network),
+            "none" => Ok(Isolation::None),
+            other => Err(format!(
+                "isolation `{other}` is not one of `strict`, `network` or `none`"
+            )),
+        }
+    }
+}
+
+/// The lowest Landlock ABI isolation works with: 6 brought the scopes that keep signals and
+/// abstract sockets inside the command.
+const MIN_ABI: u32 = 6;
+
+/// What one command needs to start confined.
+pub(crate) struct Prepared {
+    /// What runs in the new process before the command.
+    pub(crate) confine: Option<Confine>,
+    /// Its private temporary folder, removed when this is dropped (after the command is killed).
+    pub(crate) tmp: Option<PrivateTmp>,
+}
+
+/// What a command is confined to besides its folder.
+pub(crate) struct Scope<'a> {
+    /// The isolation level.
+    pub(crate) isolation: Isolation,
+    /// The folder it may write (the view's folder).
+    pub(crate) workspace: &'a Path,
+    /// Folders and files it may also read (settings and the call's own).
+    pub(crate) read_only: &'a [PathBuf],
+    /// Its `PATH`, where its interpreters are looked up.
+    pub(crate) path_var: &'a str,
+}
+
+/// Prepares the confinement of one command.
+///
+/// # Errors
+/// The kernel cannot confine commands (see [`supported`]), or the ruleset or private folder
+/// cannot be made.
+pub(crate) fn prepare(scope: &Scope<'_>) -> Result<Prepared, ServiceError> {
+    if scope.isolation == Isolation::None {
+        return Ok(Prepared {
+            confine: None,
+            tmp: None,
+        });
+    }
+    supported()?;
+    let tmp = PrivateTmp::create()?;
+    let mut rules = vec![
+        rule(scope.workspace, READ_WRITE),
+        rule(tmp.path(), READ_WRITE),
+    ];
+    for dir in [
+        "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+    ] {
+        rules.push(rule(Path::new(dir), READ_EXECUTE));
+    }
+    for path in [
+        "/proc",
+        "/sys/devices/system/cpu",
+        "/dev/urandom",
+        "/dev/random",
+    ] {
+        rules.push(rule(Path::new(path), READ));
+    }
+    for device in ["/dev/null", "/dev/zero", "/dev/full"] {
+        rules.push(rule(Path::new(device), DEVICE));
+    }
+    for dir in interpreter_homes(scope.path_var) {
+        rules.push(rule(&dir, READ_EXECUTE));
+    }
+    for path in scope.read_only {
+        rules.push(rule(path, READ_EXECUTE));
+    }
+    let ruleset = ruleset::build(&rules).map_err(|err| {
+        ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "could not build the command's isolation rules: {err}; check the read-only paths in the settings, or run with `--isolation none`"
+            ),
+        )
+    })?;
+    let filter = filter::program(FilterRules {
+        inet: scope.isolation == Isolation::Network,
+    });
+    Ok(Prepared {
+        confine: Some(Confine {
+            drop_capabilities_up_to: rustix::process::geteuid().is_root().then(last_capability),
+            ruleset,
+            filter,
+        }),
+        tmp: Some(tmp),
+    })
+}
+
+fn rule(path: &Path, access: u64) -> Rule {
+    Rule {
+        path: path.to_path_buf(),
+        access,
+    }
+}
+
+/// Whether this kernel can confine commands; the error says what is missing and what to do.
+///
+/// # Errors
+/// [`Unavailable`](ServiceErrorKind::Unavailable): no Landlock, or one older than ABI 6.
+pub(crate) fn supported() -> Result<(), ServiceError> {
+    static SUPPORT: OnceLock<Result<(), String>> = OnceLock::new();
+    SUPPORT
+        .get_or_init(|| match sys::landlock_abi() {
+            Ok(abi) if abi >= MIN_ABI => Ok(()),
+            Ok(abi) => Err(format!(
+                "this kernel's Landlock is ABI {abi}, and confining commands needs ABI {MIN_ABI} (Linux 6.12 or later)"
+            )),
+            Err(err) => Err(format!(
+                "this kernel offers no Landlock ({err}; it must be built in and listed in the `lsm=` boot parameter)"
+            )),
+        })
+        .clone()
+        .map_err(|why| {
+            ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                format!(
+                    "{why}, so the command was not run; run it on a kernel that has it, or turn isolation off with `--isolation none` (`Isolation::None`) if the commands are trusted"
+                ),
+            )
+        })
+}
+
+/// The highest capability number this kernel knows (`/proc/sys/kernel/cap_last_cap`).
+fn last_capability() -> u32 {
+    static LAST: OnceLock<u32> = OnceLock::new();
+    *LAST.get_or_init(|| {
+        std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(63)
+    })
+}
+
+/// The installation folders of the interpreters on `path_var`, outside the system folders
+/// already allowed: for `/root/.pyenv/versions/3.11.7/bin/python3.11`, the folder
+/// `/root/.pyenv/versions/3.11.7`. Looked up once per `PATH`.
+fn interpreter_homes(path_var: &str) -> Vec<PathBuf> {
+    static HOMES: LazyLock<Mutex<HashMap<String, Vec<PathBuf>>>> =
+        LazyLock::new(|| Mutex::new(HashMap::new()));
+    let mut homes = HOMES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    homes
+        .entry(path_var.to_string())
+        .or_insert_with(|| find_homes(path_var))
+        .clone()
+}
+
+fn find_homes(path_var: &str) -> Vec<PathBuf> {
+    let system = ["/usr", "/bin", "/sbin", "/lib", "/lib64", "/etc"];
+    let mut homes: Vec<PathBuf> = Vec::new();
+    for name in ["python3", "python", "uv"] {
+        let Some(real) = std::env::split_paths(path_var)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+            .and_then(|found| found.canonicalize().ok())
+        else {
+            continue;
+        };
+        let Some(dir) = real.parent() else { continue };
+        let home = match dir.file_name().and_then(|n| n.to_str()) {
+            Some("bin" | "shims") => dir.parent().unwrap_or(dir),
+            _ => dir,
+        };
+        if system.iter().any(|s| home.starts_with(s)) || homes.iter().any(|h| home.starts_with(h)) {
+            continue;
+        }
+        homes.push(home.to_path_buf());
+    }
+    homes
+}
+
+/// Opens `procs` (a cgroup's `cgroup.procs`) for the new process to join by writing to it.
+pub(crate) fn cgroup_procs(procs: &Path) -> Result<OwnedFd, ServiceError> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(procs)
+        .map(OwnedFd::from)
+        .map_err(|err| {
+            ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                format!(
+                    "could not open the command's process-count cgroup {}: {err}; the host removed it or lost write access to it, so run the command again",
+                    procs.display()
+                ),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpreters_outside_the_system_folders_bring_their_installation() {
+        let dir = tempfile::tempdir().unwrap();
+        let versions = dir.path().join("pyenv/versions/3.11.7/bin");
+        std::fs::create_dir_all(&versions).unwrap();
+        std::fs::write(versions.join("python3.11"), "").unwrap();
+        std::os::unix::fs::symlink("python3.11", versions.join("python3")).unwrap();
+        let path_var = format!("{}:/usr/bin:/bin", versions.display());
+        let homes = find_homes(&path_var);
+        let home = dir
+            .path()
+            .canonicalize()
+            .unwrap()
+            .join("pyenv/versions/3.11.7");
+        assert_eq!(homes.first(), Some(&home), "{homes:?}");
+        // The system's own interpreter adds nothing.
+        assert!(find_homes("/usr/bin:/bin").is_empty());
+    }
+}
