@@ -57,7 +57,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let mut config = ControlServerConfig::new(args.bind, args.root);
     config.token_env = args.token_env;
     config.command = args.command;
-    config.limits.resources = args.limits.resources();
+    config.limits = args.limits.exec_limits();
     config.header_timeout = Duration::from_secs(args.header_timeout_seconds);
     config.idle_timeout = Duration::from_secs(args.idle_timeout_seconds);
     if let Some(max) = args.max_connections {

@@ -1,9 +1,14 @@
-//! `--cpu-seconds`, `--memory-mb` and `--max-processes`: what each command and code run of a
-//! session may use (see [`ResourceLimits`]).
+//! `--cpu-seconds`, `--memory-mb`, `--max-processes`, `--isolation` and `--read-only`: what each
+//! command and code run of a session may use and reach (see [`ResourceLimits`] and
+//! [`Isolation`]).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use cy_tools::ResourceLimits;
+
+use crate::ExecLimits;
+use crate::sandbox::Isolation;
 
 /// The resource-limit options `call`, `mcp` and `control-server` share.
 #[derive(Debug, Clone, clap::Args)]
@@ -17,6 +22,14 @@ pub(super) struct LimitArgs {
     /// Processes and threads a command or code run may have at once, or `none` [default: 512]
     #[arg(long, value_name = "COUNT|none", value_parser = parse_limit)]
     max_processes: Option<Limit>,
+    /// How commands and code runs are confined: `strict` (the workspace and a private temporary
+    /// folder, no network), `network` (strict plus internet sockets) or `none` (unconfined)
+    #[arg(long, value_name = "LEVEL", default_value = "strict")]
+    isolation: Isolation,
+    /// A folder or file commands may also read and run programs from (repeatable), besides the
+    /// system's and their interpreters'
+    #[arg(long, value_name = "PATH")]
+    read_only: Vec<PathBuf>,
 }
 
 /// One limit as given: a positive number, or `none` for unlimited.
@@ -42,6 +55,16 @@ fn parse_limit(text: &str) -> Result<Limit, String> {
 }
 
 impl LimitArgs {
+    /// The sandbox limits these options give.
+    pub(super) fn exec_limits(&self) -> ExecLimits {
+        ExecLimits {
+            resources: self.resources(),
+            isolation: self.isolation,
+            read_only: self.read_only.clone(),
+            ..ExecLimits::default()
+        }
+    }
+
     /// The defaults, with each option given replacing its field.
     pub(super) fn resources(&self) -> ResourceLimits {
         let defaults = ResourceLimits::default();

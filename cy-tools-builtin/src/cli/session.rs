@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::error::CliError;
 use super::limits::LimitArgs;
-use crate::{ExecLimits, LocalExecutor, LocalSandbox};
+use crate::{LocalExecutor, LocalSandbox};
 
 /// The options `call` and `mcp` share.
 #[derive(Debug, clap::Args)]
@@ -86,10 +86,7 @@ pub(super) fn open(args: &SessionArgs, requested: Option<&[String]>) -> Result<T
         })?
         // The code `execute_code` runs is held to the same limits: the executor defers to the
         // sandbox's.
-        .with_limits(ExecLimits {
-            resources: args.limits.resources(),
-            ..ExecLimits::default()
-        });
+        .with_limits(args.limits.exec_limits());
     let identity = SessionIdentity::root(
         spec.session_id.as_deref().unwrap_or("cli"),
         spec.tenant.as_deref().unwrap_or("local"),
