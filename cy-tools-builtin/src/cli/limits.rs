@@ -113,7 +113,12 @@ mod tests {
             cpu_seconds: Some(Limit::At(7)),
             memory_mb: Some(Limit::Unlimited),
             max_processes: None,
+            isolation: Isolation::Network,
+            read_only: vec![PathBuf::from("/opt/tools")],
         };
+        let limits = args.exec_limits();
+        assert_eq!(limits.isolation, Isolation::Network);
+        assert_eq!(limits.read_only, [PathBuf::from("/opt/tools")]);
         assert_eq!(
             args.resources(),
             ResourceLimits {
