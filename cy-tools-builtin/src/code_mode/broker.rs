@@ -1,6 +1,6 @@
 //! `Broker`: the SDK channel of one execution.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use cy_tools::{PassedFd, SdkCalls, ServiceError, ServiceErrorKind};
@@ -9,8 +9,8 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
 use tokio::task::JoinHandle;
 
-use super::protocol;
-use super::{CY_SDK_PY, FD_VAR};
+use super::FD_VAR;
+use super::{module, protocol};
 
 struct State {
     calls: Arc<dyn SdkCalls>,
@@ -18,13 +18,13 @@ struct State {
 }
 
 /// The SDK channel of one execution: one end of a connected socket pair, handed to the run as
-/// an inherited descriptor (its number in `CY_SDK_FD`), and the `cy_sdk` module in a private
-/// folder (mode `0700`). This end is served here. Nothing in the run's environment names a path
-/// or a secret another process could use: the channel is the descriptor, which no other process
-/// has, so no other session's code can reach it. Dropping the broker stops serving, closes this
-/// end and removes the folder.
+/// an inherited descriptor (its number in `CY_SDK_FD`); this end is served here. Nothing in the
+/// run's environment names a path or a secret another process could use: the channel is the
+/// descriptor, which no other process has, so no other session's code can reach it. The
+/// `cy_sdk` module comes from this process's module folder ([`module`](super::module)).
+/// Dropping the broker stops serving and closes this end.
 pub(crate) struct Broker {
-    dir: PathBuf,
+    dir: &'static Path,
     passed: PassedFd,
     task: JoinHandle<()>,
 }
@@ -33,30 +33,15 @@ impl Broker {
     /// Opens the channel and starts serving it: each request line goes to `calls`; request
     /// lines over `max_line` bytes are refused without being held whole.
     pub(crate) fn open(calls: Arc<dyn SdkCalls>, max_line: usize) -> Result<Broker, ServiceError> {
-        let dir = std::env::temp_dir().join(format!("cy-sdk-{}", crate::random::hex(8)?));
-        std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
-            .create(&dir)
-            .map_err(|err| io_error("create the SDK channel's folder", &dir, &err))?;
-        let opened = (|| {
-            std::fs::write(dir.join("cy_sdk.py"), CY_SDK_PY)
-                .map_err(|err| io_error("write `cy_sdk.py` into", &dir, &err))?;
-            // Both ends close-on-exec; the run's end is made inheritable in its child only.
-            // The run's end stays blocking (Python reads it plainly); this end is async.
-            let (ours, theirs) = std::os::unix::net::UnixStream::pair()
-                .map_err(|err| io_error("open a socket pair for", &dir, &err))?;
-            ours.set_nonblocking(true)
-                .map_err(|err| io_error("set up the socket pair of", &dir, &err))?;
-            let ours = UnixStream::from_std(ours)
-                .map_err(|err| io_error("register the socket pair of", &dir, &err))?;
-            Ok::<_, ServiceError>((ours, theirs))
-        })();
-        let (ours, theirs) = match opened {
-            Ok(pair) => pair,
-            Err(err) => {
-                let _ = std::fs::remove_dir_all(&dir);
-                return Err(err);
-            }
-        };
+        let dir = module::folder()?;
+        // Both ends close-on-exec; the run's end is made inheritable in its child only. The
+        // run's end stays blocking (Python reads it plainly); this end is async.
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair()
+            .map_err(|err| io_error("open a socket pair", &err))?;
+        ours.set_nonblocking(true)
+            .map_err(|err| io_error("set up the socket pair", &err))?;
+        let ours =
+            UnixStream::from_std(ours).map_err(|err| io_error("register the socket pair", &err))?;
         let state = Arc::new(State { calls, max_line });
         let task = tokio::spawn(serve(ours, state));
         Ok(Broker {
@@ -76,7 +61,7 @@ impl Broker {
 
     /// The folder the run reads `cy_sdk` from, to allow it under the run's isolation.
     pub(crate) fn module_dir(&self) -> &Path {
-        &self.dir
+        self.dir
     }
 
     /// The run's end of the channel, to pass to it.
@@ -89,7 +74,6 @@ impl Drop for Broker {
     fn drop(&mut self) {
         // Aborting the task drops this end of the pair: the code sees the channel close.
         self.task.abort();
-        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -147,12 +131,11 @@ async fn handle(state: &State, line: &[u8]) -> Value {
     }
 }
 
-fn io_error(what: &str, path: &Path, err: &std::io::Error) -> ServiceError {
+fn io_error(what: &str, err: &std::io::Error) -> ServiceError {
     ServiceError::new(
-        ServiceErrorKind::Other,
+        ServiceErrorKind::Unavailable,
         format!(
-            "could not {what} `{}`: {err}; check that the temp folder is writable",
-            path.display()
+            "could not {what} for the SDK channel: {err}; the host is out of file descriptors or memory, so retry once other runs finish"
         ),
     )
 }

@@ -4,14 +4,14 @@
 //! For each run, a [`CodeModeExecutor`] opens a connected pair of Unix sockets and hands one end
 //! to the process as an inherited descriptor (its number in `CY_SDK_FD`), made inheritable in
 //! that process alone, so no other command started at the same moment gets it. It writes the
-//! `cy_sdk` Python module into a fresh private folder (mode `0700`) and puts that folder on
+//! `cy_sdk` Python module once per process into a folder of its own and puts that folder on
 //! `PYTHONPATH`, so `import cy_sdk` works without installing anything. No socket path and no
 //! token are in the environment: the descriptor is the channel and the authority, and another
 //! session's code, which cannot have it, cannot drive this session's tools. The broker answers
 //! newline-delimited JSON requests with the session's own bound
 //! [`Toolset`](cy_tools::Toolset) — the same validation, capability narrowing and execution log as
 //! the model's calls — after consulting an [`ApprovalHook`]. When the run ends, the channel is
-//! closed and the folder removed.
+//! closed.
 //!
 //! What one run can make the host hold is bounded: one channel (no other can be opened), one
 //! request at a time on it (the next waits in the kernel's socket buffer until the answer is
@@ -41,6 +41,7 @@ pub(crate) mod broker;
 mod dispatch;
 mod executor;
 mod limits;
+mod module;
 mod protocol;
 
 pub use approval::{AllowAll, Approval, ApprovalHook, ApprovalRequest};

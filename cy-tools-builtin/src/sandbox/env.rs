@@ -306,6 +306,7 @@ impl Sandbox for SessionEnv {
                 &self.inner.host_path,
                 options,
                 &self.inner.limits,
+                self.inner.processes.confinements(),
             )
             .await
         })

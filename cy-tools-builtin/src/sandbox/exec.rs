@@ -10,6 +10,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::time::Instant;
 
 use super::ExecLimits;
+use super::isolation::Confinements;
 use capture::{Capture, drain};
 use command::Launch;
 use group::watch_exit;
@@ -37,6 +38,7 @@ pub(crate) async fn run(
     home: &Path,
     options: ExecOptions,
     limits: &ExecLimits,
+    confinements: &Confinements,
 ) -> Result<ShellResult, ServiceError> {
     let timeout = limits.timeout_for(options.timeout)?;
     let cap = options.output_limit.unwrap_or(limits.output_limit);
@@ -50,6 +52,7 @@ pub(crate) async fn run(
         stdin: options.stdin.is_some(),
         pass_fds: &options.pass_fds,
         read_only: &options.read_only,
+        confinements,
     };
     // Kept whole: dropping it drops the group (killing it) before the still unreaped child,
     // whichever way this future ends.

@@ -16,6 +16,7 @@ use super::ExecLimits;
 use super::confine::command_dir;
 use super::exec::command::{self, Launch, Started};
 use super::exec::group::watch_exit;
+use super::isolation::Confinements;
 use proc::{Proc, supervise};
 
 mod proc;
@@ -55,6 +56,8 @@ pub struct LocalProcessTable {
     dir: Dir,
     host_path: PathBuf,
     limits: ExecLimits,
+    /// The view's confinements, shared with its `exec`.
+    confinements: Arc<Confinements>,
     table: Mutex<Table>,
 }
 
@@ -67,12 +70,19 @@ struct Table {
 impl LocalProcessTable {
     /// A table for the view whose folder is `dir` (at `host_path` on the host).
     pub fn new(dir: Dir, host_path: PathBuf, limits: ExecLimits) -> Self {
+        let confinements = Arc::new(Confinements::new(&limits, &host_path));
         LocalProcessTable {
             dir,
             host_path,
             limits,
+            confinements,
             table: Mutex::new(Table::default()),
         }
+    }
+
+    /// The view's confinements, for its `exec` to share.
+    pub(crate) fn confinements(&self) -> &Confinements {
+        &self.confinements
     }
 
     fn table(&self) -> MutexGuard<'_, Table> {
@@ -119,6 +129,7 @@ impl LocalProcessTable {
             stdin: true,
             pass_fds: &options.pass_fds,
             read_only: &options.read_only,
+            confinements: &self.confinements,
         };
         let Started {
             group,

@@ -10,7 +10,7 @@ use tokio::process::{Child, Command};
 
 use super::group::ProcessGroup;
 use super::resources::confine;
-use crate::sandbox::isolation::{self, ChildSetup, Scope};
+use crate::sandbox::isolation::{self, ChildSetup, Confinements};
 use crate::sandbox::{ExecLimits, Isolation};
 
 /// The shell every command runs under.
@@ -39,6 +39,8 @@ pub(crate) struct Launch<'a> {
     pub(crate) pass_fds: &'a [PassedFd],
     /// What the command may read besides what the limits allow every command.
     pub(crate) read_only: &'a [std::path::PathBuf],
+    /// The view's confinements, one of which the command enters.
+    pub(crate) confinements: &'a Confinements,
 }
 
 /// Starts `command` with `/bin/sh -c` in a new process group.
@@ -71,24 +73,16 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         }
     }
     let confinement = confine(launch.resources);
-    let read_only: Vec<std::path::PathBuf> = launch
-        .limits
-        .read_only
-        .iter()
-        .chain(launch.read_only)
-        .cloned()
-        .collect();
-    let prepared = isolation::prepare(&Scope {
-        isolation: launch.limits.isolation,
-        workspace: launch.home,
-        read_only: &read_only,
-        path_var: &launch.limits.path,
-    })?;
+    let isolated = launch.confinements.for_command(launch.read_only)?;
+    let tmp = match &isolated {
+        Some(isolated) => Some(isolated.run_tmp()?),
+        None => None,
+    };
     let cgroup_procs = match &confinement.cgroup {
         Some(cgroup) => Some(isolation::cgroup_procs(&cgroup.procs_file())?),
         None => None,
     };
-    let confined = prepared.confine.is_some();
+    let confined = isolated.is_some();
     let mut cmd = Command::new(SHELL);
     cmd.arg("-c")
         .arg(format!("{}{command}", confinement.prefix))
@@ -104,7 +98,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
                 .iter()
                 .map(|p| (p.var().to_string(), p.raw().to_string())),
         )
-        .envs(prepared.tmp.iter().map(|tmp| ("TMPDIR", tmp.path())))
+        .envs(tmp.iter().map(|tmp| ("TMPDIR", tmp.path())))
         .stdin(if launch.stdin {
             Stdio::piped()
         } else {
@@ -118,7 +112,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         ChildSetup {
             inherit: launch.pass_fds.iter().map(PassedFd::raw).collect(),
             cgroup_procs,
-            confine: prepared.confine,
+            confine: isolated,
         },
     );
     let child = cmd.spawn().map_err(|err| {
@@ -137,7 +131,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
     Ok(Started {
         group: ProcessGroup::new(pid)
             .with_cgroup(confinement.cgroup)
-            .with_private_tmp(prepared.tmp),
+            .with_private_tmp(tmp),
         child,
         pid,
     })
@@ -230,6 +224,7 @@ mod tests {
             stdin: false,
             pass_fds: &[],
             read_only: &[],
+            confinements: &Confinements::new(&ExecLimits::default(), dir.path()),
         };
         let err = start("true", &launch).err().unwrap();
         assert_eq!(err.kind(), ServiceErrorKind::Unavailable);

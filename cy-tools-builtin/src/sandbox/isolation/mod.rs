@@ -2,12 +2,13 @@
 //! `execute_code` run, locally or on a control server) runs confined by the kernel, without
 //! root and without a helper process.
 //!
-//! The rules are built in this process before the command starts and applied in the new
-//! process between `fork` and `exec` (see [`sys`]), so nothing of the command runs unconfined
-//! and no extra process is started:
+//! The rules are built in this process (once per sandbox view, see [`Confinements`]) and
+//! applied in each new process between `fork` and `exec` (see [`sys`]), so nothing of the
+//! command runs unconfined and no extra process is started:
 //!
 //! * **Filesystem** (Landlock): read-write only the view's folder (a child session's subfolder
-//!   is its whole world) and the command's private temporary folder (its `TMPDIR`); read and
+//!   is its whole world) and the view's private temporary folder (each command gets its own
+//!   `TMPDIR` in it, removed when the command is over); read and
 //!   run the system folders (`/usr`, `/bin`, `/sbin`, `/lib*`, `/etc`) and the installation
 //!   folder of the interpreters on the command's `PATH` (`python3`, `python`, `uv`, resolved
 //!   from their real path, so a pyenv installation under a home folder works); read `/proc`,
@@ -38,13 +39,16 @@ use std::fmt;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::{LazyLock, Mutex, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use cy_tools::{ServiceError, ServiceErrorKind};
 use serde::{Deserialize, Serialize};
 
-pub(crate) use sys::{ChildSetup, Confine, install};
+pub(crate) use sys::{ChildSetup, install};
 pub(crate) use tmp::PrivateTmp;
+
+use super::ExecLimits;
 
 use filter::FilterRules;
 use ruleset::{DEVICE, READ, READ_EXECUTE, READ_WRITE, Rule};
@@ -109,85 +113,139 @@ impl FromStr for Isolation {
 /// abstract sockets inside the command.
 const MIN_ABI: u32 = 6;
 
-/// What one command needs to start confined.
-pub(crate) struct Prepared {
-    /// What runs in the new process before the command.
-    pub(crate) confine: Option<Confine>,
-    /// Its private temporary folder, removed when this is dropped (after the command is killed).
-    pub(crate) tmp: Option<PrivateTmp>,
+/// The confinement of one sandbox view: the same for every command the view runs, so it is
+/// built once (on the view's first command) and reused; a command that asks to read more
+/// (code mode's module folder) gets one built for that, reused the same way.
+pub(crate) struct Confinements {
+    isolation: Isolation,
+    workspace: PathBuf,
+    read_only: Vec<PathBuf>,
+    path_var: String,
+    built: Mutex<HashMap<Vec<PathBuf>, Arc<Confinement>>>,
 }
 
-/// What a command is confined to besides its folder.
-pub(crate) struct Scope<'a> {
-    /// The isolation level.
-    pub(crate) isolation: Isolation,
-    /// The folder it may write (the view's folder).
-    pub(crate) workspace: &'a Path,
-    /// Folders and files it may also read (settings and the call's own).
-    pub(crate) read_only: &'a [PathBuf],
-    /// Its `PATH`, where its interpreters are looked up.
-    pub(crate) path_var: &'a str,
+impl Confinements {
+    /// The confinements of the view of `workspace` under `limits`.
+    pub(crate) fn new(limits: &ExecLimits, workspace: &Path) -> Self {
+        Confinements {
+            isolation: limits.isolation,
+            workspace: workspace.to_path_buf(),
+            read_only: limits.read_only.clone(),
+            path_var: limits.path.clone(),
+            built: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// What a command reading `extra` as well is confined to; `None` when isolation is off.
+    ///
+    /// # Errors
+    /// The kernel cannot confine commands (see [`supported`]), or the ruleset or private folder
+    /// cannot be made.
+    pub(crate) fn for_command(
+        &self,
+        extra: &[PathBuf],
+    ) -> Result<Option<Arc<Confinement>>, ServiceError> {
+        if self.isolation == Isolation::None {
+            return Ok(None);
+        }
+        let mut built = self
+            .built
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(confinement) = built.get(extra) {
+            return Ok(Some(Arc::clone(confinement)));
+        }
+        let read_only: Vec<PathBuf> = self.read_only.iter().chain(extra).cloned().collect();
+        let confinement = Arc::new(Confinement::build(&Scope {
+            isolation: self.isolation,
+            workspace: &self.workspace,
+            read_only: &read_only,
+            path_var: &self.path_var,
+        })?);
+        built.insert(extra.to_vec(), Arc::clone(&confinement));
+        Ok(Some(confinement))
+    }
 }
 
-/// Prepares the confinement of one command.
-///
-/// # Errors
-/// The kernel cannot confine commands (see [`supported`]), or the ruleset or private folder
-/// cannot be made.
-pub(crate) fn prepare(scope: &Scope<'_>) -> Result<Prepared, ServiceError> {
-    if scope.isolation == Isolation::None {
-        return Ok(Prepared {
-            confine: None,
-            tmp: None,
-        });
-    }
-    supported()?;
-    let tmp = PrivateTmp::create()?;
-    let mut rules = vec![
-        rule(scope.workspace, READ_WRITE),
-        rule(tmp.path(), READ_WRITE),
-    ];
-    for dir in [
-        "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
-    ] {
-        rules.push(rule(Path::new(dir), READ_EXECUTE));
-    }
-    for path in [
-        "/proc",
-        "/sys/devices/system/cpu",
-        "/dev/urandom",
-        "/dev/random",
-    ] {
-        rules.push(rule(Path::new(path), READ));
-    }
-    for device in ["/dev/null", "/dev/zero", "/dev/full"] {
-        rules.push(rule(Path::new(device), DEVICE));
-    }
-    for dir in interpreter_homes(scope.path_var) {
-        rules.push(rule(&dir, READ_EXECUTE));
-    }
-    for path in scope.read_only {
-        rules.push(rule(path, READ_EXECUTE));
-    }
-    let ruleset = ruleset::build(&rules).map_err(|err| {
-        ServiceError::new(
-            ServiceErrorKind::Unavailable,
-            format!(
-                "could not build the command's isolation rules: {err}; check the read-only paths in the settings, or run with `--isolation none`"
-            ),
-        )
-    })?;
-    let filter = filter::program(FilterRules {
-        inet: scope.isolation == Isolation::Network,
-    });
-    Ok(Prepared {
-        confine: Some(Confine {
-            drop_capabilities_up_to: rustix::process::geteuid().is_root().then(last_capability),
+/// What commands are confined to besides their folder.
+struct Scope<'a> {
+    isolation: Isolation,
+    /// The folder they may write (the view's folder).
+    workspace: &'a Path,
+    /// Folders and files they may also read (settings and the call's own).
+    read_only: &'a [PathBuf],
+    /// Their `PATH`, where their interpreters are looked up.
+    path_var: &'a str,
+}
+
+/// A built confinement: the Landlock ruleset (one ruleset serves any number of processes), the
+/// seccomp program, and the private temporary folder its commands get their `TMPDIR` in.
+pub(crate) struct Confinement {
+    pub(crate) ruleset: OwnedFd,
+    pub(crate) filter: Vec<libc::sock_filter>,
+    /// Capabilities to drop (`0..=last`) when the host runs as root.
+    pub(crate) drop_capabilities_up_to: Option<u32>,
+    tmp: PrivateTmp,
+    runs: AtomicU64,
+}
+
+impl Confinement {
+    fn build(scope: &Scope<'_>) -> Result<Confinement, ServiceError> {
+        supported()?;
+        let tmp = PrivateTmp::create()?;
+        let mut rules = vec![
+            rule(scope.workspace, READ_WRITE),
+            rule(tmp.path(), READ_WRITE),
+        ];
+        for dir in [
+            "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc",
+        ] {
+            rules.push(rule(Path::new(dir), READ_EXECUTE));
+        }
+        for path in [
+            "/proc",
+            "/sys/devices/system/cpu",
+            "/dev/urandom",
+            "/dev/random",
+        ] {
+            rules.push(rule(Path::new(path), READ));
+        }
+        for device in ["/dev/null", "/dev/zero", "/dev/full"] {
+            rules.push(rule(Path::new(device), DEVICE));
+        }
+        for dir in interpreter_homes(scope.path_var) {
+            rules.push(rule(&dir, READ_EXECUTE));
+        }
+        for path in scope.read_only {
+            rules.push(rule(path, READ_EXECUTE));
+        }
+        let ruleset = ruleset::build(&rules).map_err(|err| {
+            ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                format!(
+                    "could not build the commands' isolation rules: {err}; check the read-only paths in the settings, or run with `--isolation none`"
+                ),
+            )
+        })?;
+        Ok(Confinement {
             ruleset,
-            filter,
-        }),
-        tmp: Some(tmp),
-    })
+            filter: filter::program(FilterRules {
+                inet: scope.isolation == Isolation::Network,
+            }),
+            drop_capabilities_up_to: rustix::process::geteuid().is_root().then(last_capability),
+            tmp,
+            runs: AtomicU64::new(0),
+        })
+    }
+
+    /// A fresh temporary folder for one command, inside the confinement's private one.
+    ///
+    /// # Errors
+    /// The folder cannot be made (the disk is full, or the private folder was removed).
+    pub(crate) fn run_tmp(&self) -> Result<PrivateTmp, ServiceError> {
+        let n = self.runs.fetch_add(1, Ordering::Relaxed);
+        PrivateTmp::create_in(self.tmp.path(), &format!("run-{n}"))
+    }
 }
 
 fn rule(path: &Path, access: u64) -> Rule {

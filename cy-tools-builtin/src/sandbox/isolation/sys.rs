@@ -13,7 +13,11 @@
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
+use std::sync::Arc;
+
 use tokio::process::Command;
+
+use super::Confinement;
 
 /// `struct landlock_ruleset_attr` (ABI 6: with `scoped`).
 #[repr(C)]
@@ -99,17 +103,7 @@ pub(crate) struct ChildSetup {
     /// `cgroup.procs` of the command's pids cgroup, opened for writing: the process joins it.
     pub(crate) cgroup_procs: Option<OwnedFd>,
     /// The isolation to enter; `None` runs the command unconfined.
-    pub(crate) confine: Option<Confine>,
-}
-
-/// The isolation a command enters before it runs.
-pub(crate) struct Confine {
-    /// Capabilities to drop from the bounding set (`0..=last`) when the host runs as root.
-    pub(crate) drop_capabilities_up_to: Option<u32>,
-    /// The Landlock ruleset to enforce.
-    pub(crate) ruleset: OwnedFd,
-    /// The seccomp program.
-    pub(crate) filter: Vec<libc::sock_filter>,
+    pub(crate) confine: Option<Arc<Confinement>>,
 }
 
 /// Installs `setup` as `command`'s pre-exec hook. Nothing is installed when there is nothing
