@@ -32,7 +32,7 @@ fn sandbox(dir: &std::path::Path, isolation: Isolation) -> SessionEnv {
 /// The median over [`ROUNDS`] of (time of `iterations` runs of `a`) / (the same of `b`),
 /// alternating which goes first.
 fn paired(iterations: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> f64 {
-    let mut time = |f: &mut dyn FnMut()| {
+    let time = |f: &mut dyn FnMut()| {
         let start = Instant::now();
         for _ in 0..iterations {
             f();
