@@ -1,17 +1,10 @@
-//! Hand-written definitions shared by the runtime's integration tests.
-#![allow(dead_code, missing_docs)]
+//! Hand-written definitions the tests bind and call: no macro, so the runtime is tested on its own.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use cy_tools::memory::{MemoryChat, MemorySandbox};
-use cy_tools::{
-    BoxFuture, CallInfo, CancellationToken, Ctx, SessionIdentity, ToolCall, ToolContext,
-    ToolDefinition, ToolResult, capability_set,
-};
+use cy_tools::{BoxFuture, CallInfo, Ctx, ToolDefinition, ToolResult, capability_set};
 use serde::Deserialize;
-use serde_json::Value;
 
 /// Parameters of `add`.
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -149,24 +142,3 @@ fn sleepy<'a>(_: (), _: Ctx<'a>, call: CallInfo<'a>) -> BoxFuture<'a, ToolResult
 
 pub static SLEEPY: ToolDefinition<()> = ToolDefinition::new("sleepy", "Sleeps an hour.", sleepy)
     .with_timeout(Duration::from_millis(50));
-
-pub fn session(id: &str) -> ToolContext {
-    ToolContext::new(SessionIdentity::root(id, "acme"))
-}
-
-pub fn full_session(id: &str) -> (ToolContext, Arc<MemorySandbox>, Arc<MemoryChat>) {
-    let sandbox = Arc::new(MemorySandbox::new());
-    let chat = Arc::new(MemoryChat::new());
-    let ctx = session(id)
-        .with_env(sandbox.clone())
-        .with_chat(chat.clone());
-    (ctx, sandbox, chat)
-}
-
-pub fn call(args: Value) -> ToolCall {
-    ToolCall::new("call-1", args)
-}
-
-pub fn token() -> CancellationToken {
-    CancellationToken::new()
-}

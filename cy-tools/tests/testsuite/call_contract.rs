@@ -1,11 +1,9 @@
 //! Every model-caused failure comes back as an error result with an actionable message.
 
-mod common;
-
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use common::*;
+use crate::support::*;
 use cy_tools::{ToolCall, bind_tool};
 use serde_json::json;
 

@@ -1,10 +1,8 @@
 //! Binding: capability checks, shared schemas, and per-session isolation.
 
-mod common;
-
 use std::sync::Arc;
 
-use common::*;
+use crate::support::*;
 use cy_tools::memory::MemorySandbox;
 use cy_tools::{
     BindError, Capabilities, Capability, Ctx, DynTool, Sandbox, ToolAnnotations, bind_tool,

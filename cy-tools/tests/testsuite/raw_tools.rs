@@ -1,8 +1,6 @@
 //! Raw definitions: hand-written schemas, still validated before the body runs.
 
-mod common;
-
-use common::*;
+use crate::support::*;
 use cy_tools::{
     BindError, BoxFuture, CallInfo, Ctx, RawToolDefinition, ToolResult, bind_tool, capability_set,
 };

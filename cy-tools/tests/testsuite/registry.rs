@@ -1,14 +1,14 @@
 //! The registry: link-time collection, names, order, and the skip callbacks.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 
-use common::*;
+use crate::support::*;
 use cy_tools::__private::inventory;
 use cy_tools::{BindError, RegistryError, ToolFactory, ToolRegistration, ToolRegistry};
 use serde_json::json;
 
+// The only link-time registrations in this test binary, so `linked()` holds exactly these four:
+// a module that registers more must be named in `linked_collects_every_registration_sorted`.
 inventory::submit!(ToolRegistration::new(&ADD, "registry_test::ADD"));
 inventory::submit!(ToolRegistration::new(
     &READ_TEXT,
