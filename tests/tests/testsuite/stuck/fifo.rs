@@ -7,14 +7,13 @@
 //! * `call` on a FIFO answers at once, and `SIGTERM` stops a `call` and the control server
 //!   mid-run.
 //!
-//! `faults_stuck_app` does the same with tools that block their thread.
-
-mod faults_common;
-mod stuck_common;
+//! They run the application binary, `cy-tools-app`: the same command line as `cy-tools`
+//! (`cy_tools_builtin::cli::main`), with more tools linked in. `blocking` does the same with
+//! tools that block their thread.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -22,14 +21,12 @@ use cy_tools::prelude::*;
 use cy_tools::{CancellationToken, ToolCall, bind_tool};
 use cy_tools_builtin::executor::RemoteExecutor;
 use cy_tools_builtin::tools::execute_code::EXECUTE_CODE;
-use faults_common::{ChildGuard, Reaper, SLEEPER, read_pids, wait_for};
 use serde_json::json;
-use stuck_common::{DRAINED, Mcp, Proc, SLOW, STOP, command_pids, gone, sigterm, workspace};
 
-/// The real `cy-tools`.
-fn cy_tools() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_cy-tools"))
-}
+use super::harness::{DRAINED, Mcp, Proc, SLOW, STOP, command_pids, gone, sigterm, workspace};
+use crate::support::app::app as cy_tools;
+use crate::support::process::{parent_of, read_pids, wait_for};
+use crate::support::reaper::{ChildGuard, Reaper};
 
 /// `mcp` with a sleeping command and the file tools pointed at a FIFO.
 fn mcp_with_fifo_calls(ws: &Path, reaper: &mut Reaper) -> (Mcp, (u32, u32)) {
@@ -168,7 +165,7 @@ fn sigterm_stops_the_control_server_and_its_run_within_2s() {
     let pids = wait_for("the run's pids", || {
         read_pids(&root.path().join("s-stuck").join("pids.txt"), 2)
     });
-    let shell = faults_common::parent_of(pids[0]).unwrap();
+    let shell = parent_of(pids[0]).unwrap();
     reaper.group(shell);
     let asked = sigterm(server.id());
     loop {
@@ -184,3 +181,15 @@ fn sigterm_stops_the_control_server_and_its_run_within_2s() {
     let result = runtime.block_on(call).unwrap();
     assert!(result.is_error, "{}", result.text_content());
 }
+
+/// Python that starts `sleep 300` as its child, writes `<its pid> <the child's pid>\n` to
+/// `pids.txt` (through a rename, so the file is never seen half-written), says `started`, and
+/// sleeps (not a busy loop: the machines running these tests are small and shared).
+pub const SLEEPER: &str = r#"import os, subprocess, time
+child = subprocess.Popen(["sleep", "300"])
+with open("pids.tmp", "w") as f:
+    f.write(f"{os.getpid()} {child.pid}\n")
+os.rename("pids.tmp", "pids.txt")
+print("started", flush=True)
+time.sleep(300)
+"#;
