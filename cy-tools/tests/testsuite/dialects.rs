@@ -12,7 +12,6 @@ use serde_json::{Value, json};
 /// How to search.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-#[allow(dead_code)]
 enum Mode {
     Fast,
     Thorough,
@@ -21,7 +20,10 @@ enum Mode {
 /// Which documents qualify.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "only its schema is used: the tools are exported, never run"
+)]
 struct Filter {
     /// Only documents newer than this many days.
     max_age_days: Option<u32>,
@@ -32,7 +34,10 @@ struct Filter {
 /// Parameters of `search`.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "only its schema is used: the tools are exported, never run"
+)]
 struct SearchParams {
     /// What to look for.
     #[schemars(length(min = 1))]
@@ -49,7 +54,10 @@ struct SearchParams {
 
 /// A tree node.
 #[derive(Deserialize, schemars::JsonSchema)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "only its schema is used: the tools are exported, never run"
+)]
 struct Node {
     /// The label.
     label: String,
@@ -60,7 +68,10 @@ struct Node {
 /// Parameters of `tree`.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "only its schema is used: the tools are exported, never run"
+)]
 struct TreeParams {
     /// The root.
     root: Node,
@@ -69,7 +80,10 @@ struct TreeParams {
 /// Parameters of `label`.
 #[derive(Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)]
+#[expect(
+    dead_code,
+    reason = "only its schema is used: the tools are exported, never run"
+)]
 struct LabelParams {
     /// Labels to set.
     labels: BTreeMap<String, String>,
