@@ -16,8 +16,8 @@ use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 
-use crate::support::code_session::{SESSION, TOKEN};
-use crate::support::loopback_server::Server;
+use crate::support::code_session::SESSION;
+use crate::support::loopback_server::{Server, TOKEN};
 
 const HEADER_TIMEOUT: Duration = Duration::from_millis(300);
 const IDLE_TIMEOUT: Duration = Duration::from_millis(300);

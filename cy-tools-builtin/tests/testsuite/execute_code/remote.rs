@@ -11,16 +11,15 @@ use serde_json::json;
 
 use super::{FAMILY, family_pids};
 use crate::support::alone::alone;
-use crate::support::code_session::{self as common, SESSION};
-use crate::support::loopback_server::Server;
+use crate::support::code_session::{self, SESSION};
+use crate::support::loopback_server::{Server, TOKEN};
 use crate::support::process::dead;
 
 #[tokio::test]
 async fn each_session_id_gets_its_own_workspace() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), |_| {});
-    let write =
-        |session: &str| RemoteExecutor::new(&server.endpoint(), session, common::TOKEN).unwrap();
+    let write = |session: &str| RemoteExecutor::new(&server.endpoint(), session, TOKEN).unwrap();
     use cy_tools::{CodeExecutor, CodeOptions};
     // The run's own script is a hidden fresh file; the listing leaves hidden names out.
     let code = "import os\nopen('mine.txt', 'w').write(os.getcwd())\nprint(sorted(n for n in os.listdir('.') if n[0] != '.'))";
@@ -47,7 +46,7 @@ async fn each_session_id_gets_its_own_workspace() {
 async fn a_wrong_token_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), |_| {});
-    let session = common::remote_with(
+    let session = code_session::remote_with(
         |_| {},
         |_| RemoteExecutor::new(&server.endpoint(), SESSION, "not-the-token-at-all").unwrap(),
     );
@@ -63,7 +62,7 @@ async fn a_wrong_token_is_refused() {
 
 #[tokio::test]
 async fn a_server_killed_mid_run_is_a_clear_error_and_the_run_dies_with_it() {
-    let mut session = common::remote();
+    let mut session = code_session::remote();
     let mut server = session.server.take().unwrap();
     let endpoint = server.endpoint();
     let pids_file = session.workspace.join("pids.txt");
@@ -98,9 +97,9 @@ async fn a_server_that_is_not_listening_is_a_clear_error() {
         .unwrap()
         .port();
     let endpoint = format!("http://127.0.0.1:{port}");
-    let session = common::remote_with(
+    let session = code_session::remote_with(
         |_| {},
-        |_| RemoteExecutor::new(&endpoint, SESSION, common::TOKEN).unwrap(),
+        |_| RemoteExecutor::new(&endpoint, SESSION, TOKEN).unwrap(),
     );
     let started = Instant::now();
     assert_eq!(
@@ -114,7 +113,7 @@ async fn a_server_that_is_not_listening_is_a_clear_error() {
 
 #[tokio::test]
 async fn an_oversize_body_is_refused() {
-    let session = common::remote_with(|config| config.max_body_bytes = 1024, |e| e);
+    let session = code_session::remote_with(|config| config.max_body_bytes = 1024, |e| e);
     let endpoint = session.server.as_ref().unwrap().endpoint();
     let code = format!("print({:?})", "y".repeat(2000));
     assert_eq!(
@@ -127,7 +126,7 @@ async fn an_oversize_body_is_refused() {
 
 #[tokio::test]
 async fn runs_beyond_the_concurrency_limit_are_refused_with_429() {
-    let session = common::remote_with(|config| config.max_concurrent_runs = 1, |e| e);
+    let session = code_session::remote_with(|config| config.max_concurrent_runs = 1, |e| e);
     let endpoint = session.server.as_ref().unwrap().endpoint();
     let pids_file = session.workspace.join("pids.txt");
     let first = session.run(json!({"code": FAMILY, "timeout_ms": 20_000}));
@@ -176,9 +175,9 @@ async fn a_reply_that_is_not_a_run_result_is_a_clear_error() {
     let endpoint = fake_server(Some(
         "HTTP/1.1 200 OK\r\ncontent-length: 5\r\nconnection: close\r\n\r\nhello",
     ));
-    let session = common::remote_with(
+    let session = code_session::remote_with(
         |_| {},
-        |_| RemoteExecutor::new(&endpoint, SESSION, common::TOKEN).unwrap(),
+        |_| RemoteExecutor::new(&endpoint, SESSION, TOKEN).unwrap(),
     );
     assert_eq!(
         session.failed(json!({"code": "print(1)"})).await,
@@ -190,9 +189,9 @@ async fn a_reply_that_is_not_a_run_result_is_a_clear_error() {
     let endpoint = fake_server(Some(
         "HTTP/1.1 502 Bad Gateway\r\ncontent-length: 11\r\nconnection: close\r\n\r\nproxy error",
     ));
-    let session = common::remote_with(
+    let session = code_session::remote_with(
         |_| {},
-        |_| RemoteExecutor::new(&endpoint, SESSION, common::TOKEN).unwrap(),
+        |_| RemoteExecutor::new(&endpoint, SESSION, TOKEN).unwrap(),
     );
     assert_eq!(
         session.failed(json!({"code": "print(1)"})).await,
@@ -205,10 +204,10 @@ async fn a_reply_that_is_not_a_run_result_is_a_clear_error() {
 #[tokio::test]
 async fn a_server_that_never_answers_is_given_up_on() {
     let endpoint = fake_server(None);
-    let session = common::remote_with(
+    let session = code_session::remote_with(
         |_| {},
         |_| {
-            RemoteExecutor::new(&endpoint, SESSION, common::TOKEN)
+            RemoteExecutor::new(&endpoint, SESSION, TOKEN)
                 .unwrap()
                 .with_reply_margin(Duration::from_millis(200))
         },
@@ -238,7 +237,7 @@ async fn malformed_requests_and_session_ids_are_refused() {
         write!(
             stream,
             "POST {path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-            common::TOKEN,
+            TOKEN,
             body.len()
         )
         .unwrap();
@@ -328,7 +327,7 @@ async fn token_from_env_in_child_process() {
         .unwrap();
     // The server's own environment holds the token; the code it runs does not see it.
     assert_eq!(result.stdout, "False\n");
-    let wrong = RemoteExecutor::new(&endpoint, SESSION, common::TOKEN).unwrap();
+    let wrong = RemoteExecutor::new(&endpoint, SESSION, TOKEN).unwrap();
     let err = wrong
         .execute("print(1)", CodeOptions::default())
         .await

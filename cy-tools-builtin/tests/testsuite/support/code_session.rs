@@ -18,9 +18,8 @@ use serde_json::Value;
 use tempfile::TempDir;
 
 use super::backend::Backend;
-use super::loopback_server::Server;
+use super::loopback_server::{Server, TOKEN};
 
-pub const TOKEN: &str = "test-token-5f1c9a7e2b";
 pub const SESSION: &str = "s-1";
 
 /// A session bound to one backend: the `execute_code` tool, `read_file` on the same workspace,

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 
 use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
 
-use super::code_session::TOKEN;
+/// The token the server is started with, and its clients send.
+pub const TOKEN: &str = "test-token-5f1c9a7e2b";
 
 /// A control server on loopback, with the token [`TOKEN`].
 pub struct Server {
