@@ -9,6 +9,8 @@
 // Named so the built-ins are linked and their registrations join ours.
 use cy_tools_builtin as _;
 
+#[cfg(feature = "app")]
+pub mod app;
 pub mod files;
 pub mod misc;
 pub mod search;

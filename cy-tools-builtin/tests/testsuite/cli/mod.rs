@@ -1,0 +1,6 @@
+//! The `cy-tools` binary: each subcommand with what it prints and its exit code, the resource
+//! limits it gives what a call runs, and how it stops on Ctrl-C and `SIGTERM`.
+
+mod commands;
+mod limits;
+mod signals;

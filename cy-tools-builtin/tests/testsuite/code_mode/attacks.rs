@@ -1,0 +1,324 @@
+//! Code mode under attack, as a hostile model or client would try it:
+//!
+//! * a code-mode client that goes away (before its first line, during the run) or sends
+//!   garbage must give back the control server's run slot and leave no run behind;
+//! * one session's code must not reach another session's SDK channel (it used to read the
+//!   other run's token and socket path from `/proc/<pid>/environ` and drive its tools);
+//! * code flooding its SDK channel while the runtime answers nothing must not grow the control
+//!   server's memory past a bound.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use cy_tools::{
+    AgentTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult, bind_tool,
+};
+use cy_tools_builtin::LocalSandbox;
+use cy_tools_builtin::code_mode::CodeModeLimits;
+use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
+use cy_tools_builtin::executor::RemoteExecutor;
+use cy_tools_builtin::tools::execute_code::EXECUTE_CODE;
+use serde_json::json;
+
+use super::harness::Harness;
+use crate::support::backend::Backend;
+use crate::support::process;
+
+const TOKEN: &str = "code-mode-attacks-token-0123456789";
+
+/// A raw code-mode connection: upgraded, then lines both ways.
+fn upgrade(addr: SocketAddr, session: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /v1/sessions/{session}/code-mode HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\nConnection: upgrade\r\nUpgrade: cy-sdk/1\r\n\r\n"
+    )
+    .unwrap();
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        assert_eq!(stream.read(&mut byte).unwrap(), 1, "the head ended early");
+        head.push(byte[0]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    assert!(head.starts_with("HTTP/1.1 101"), "not upgraded: {head}");
+    stream
+}
+
+fn wait_until(what: &str, mut probe: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !probe() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn execute_tool(endpoint: &str, session: &str) -> AgentTool {
+    let local = tempfile::tempdir().unwrap();
+    let env = LocalSandbox::new(local.path()).unwrap().env();
+    let remote = RemoteExecutor::new(endpoint, session, TOKEN).unwrap();
+    let context = ToolContext::new(SessionIdentity::root(session, "acme"))
+        .with_env(Arc::new(env))
+        .with_executor(Arc::new(remote));
+    bind_tool(&EXECUTE_CODE, context).unwrap()
+}
+
+async fn run(tool: &AgentTool, code: &str) -> ToolResult {
+    tool.execute(
+        ToolCall::new("c", json!({"code": code})),
+        &CancellationToken::new(),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_way_a_code_mode_client_leaves_gives_back_its_slot_and_kills_its_run() {
+    const ROUNDS: usize = 20;
+    let root = tempfile::tempdir().unwrap();
+    let config = ControlServerConfig {
+        token: Some(TOKEN.into()),
+        ..ControlServerConfig::new("127.0.0.1:0".parse().unwrap(), root.path())
+    };
+    let slots = config.max_concurrent_runs;
+    let server = ControlServer::bind(config).await.unwrap();
+    let addr = server.local_addr().unwrap();
+    tokio::spawn(server.run());
+    let workspace = root.path().join("s-leave");
+
+    tokio::task::spawn_blocking(move || {
+        for round in 0..ROUNDS {
+            // Gone before its first line.
+            drop(upgrade(addr, "s-leave"));
+
+            // A first line that is not a request: refused, and the server closes.
+            let mut garbage = upgrade(addr, "s-leave");
+            garbage.write_all(b"this is not json\n").unwrap();
+            let mut answer = String::new();
+            BufReader::new(&garbage).read_line(&mut answer).unwrap();
+            assert!(answer.contains("\"refused\""), "{answer}");
+
+            // Gone in the middle of its run: the run is killed.
+            let mut running = upgrade(addr, "s-leave");
+            let pid_file = workspace.join(format!("pid-{round}"));
+            let code = format!(
+                "import os, time\nopen({:?}, 'w').write(str(os.getpid()))\ntime.sleep(60)",
+                pid_file.display().to_string()
+            );
+            let request =
+                json!({"code": code, "filename": format!("run-{round}.py"), "timeout_ms": 60_000})
+                    .to_string();
+            running
+                .write_all(format!("{request}\n").as_bytes())
+                .unwrap();
+            wait_until("the run started", || {
+                std::fs::read_to_string(&pid_file).is_ok_and(|s| !s.is_empty())
+            });
+            let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().parse().unwrap();
+            assert!(process::running(pid));
+            drop(running);
+            wait_until("the run was killed", || !process::running(pid));
+        }
+    })
+    .await
+    .unwrap();
+
+    // Every slot is free again: as many runs at once as the server allows are all admitted.
+    let tool = execute_tool(&format!("http://{addr}"), "s-after");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut runs = tokio::task::JoinSet::new();
+        for _ in 0..slots {
+            let tool = tool.clone();
+            runs.spawn(
+                async move { run(&tool, "import time\ntime.sleep(0.5)\nprint('in')").await },
+            );
+        }
+        let results: Vec<ToolResult> = runs.join_all().await;
+        let refused: Vec<String> = results
+            .iter()
+            .filter(|r| r.is_error)
+            .map(ToolResult::text_content)
+            .collect();
+        if refused.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "slots never came back: {refused:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_sessions_code_cannot_drive_another_sessions_tools() {
+    let victim = Arc::new(Harness::start(Backend::Local, CodeModeLimits::default(), None).await);
+    let attacker = Harness::start(Backend::Local, CodeModeLimits::default(), None).await;
+    // The victim's run holds its channel open for a while.
+    let busy = {
+        let victim = Arc::clone(&victim);
+        tokio::spawn(async move {
+            victim
+                .run(
+                    "v",
+                    "import cy_sdk, time\ncy_sdk.call('tally', text='x')\ntime.sleep(3)\nprint('done')",
+                )
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let attack = r#"
+import glob, json, os, socket
+me = os.getpid()
+found, answers, opened = [], [], []
+for path in glob.glob("/proc/[0-9]*/environ"):
+    if int(path.split("/")[2]) == me:
+        continue
+    try:
+        pairs = open(path, "rb").read().split(b"\0")
+    except OSError:
+        continue
+    env = dict(p.split(b"=", 1) for p in pairs if b"=" in p)
+    if b"CY_SDK_SOCKET" in env:
+        found.append((env[b"CY_SDK_SOCKET"].decode(), env.get(b"CY_SDK_TOKEN", b"").decode()))
+for path, token in found:
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(path)
+        s.sendall(json.dumps({"token": token, "tool": "write_file",
+            "arguments": {"path": "pwned.txt", "content": "pwned"}}).encode() + b"\n")
+        answers.append(s.makefile().readline())
+    except OSError as err:
+        answers.append(str(err))
+# Another process's sockets, through its /proc entries.
+for path in glob.glob("/proc/[0-9]*/fd/*"):
+    if int(path.split("/")[2]) == me:
+        continue
+    try:
+        if os.readlink(path).startswith("socket:"):
+            os.close(os.open(path, os.O_RDWR))
+            opened.append(path)
+    except OSError:
+        pass
+print(json.dumps({"found": found, "answers": answers, "opened": opened}))
+"#;
+    let result = attacker.run("a", attack).await;
+    assert!(!result.is_error, "{}", result.text_content());
+    let out: serde_json::Value = serde_json::from_str(&result.text_content()).unwrap();
+    let done = busy.await.unwrap();
+    assert_eq!(done.text_content(), "done");
+    assert!(
+        !victim.root().join("pwned.txt").exists(),
+        "the attacker's code wrote into the victim's workspace: {out}"
+    );
+    assert_eq!(out["found"], json!([]), "{out}");
+    assert_eq!(out["opened"], json!([]), "{out}");
+}
+
+/// `VmHWM` (peak resident set) of `pid`, in KiB.
+fn peak_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+fn start_server(root: &Path) -> (std::process::Child, SocketAddr) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cy-tools"))
+        .args(["control-server", "--bind", "127.0.0.1:0", "--root"])
+        .arg(root)
+        .env("CY_CONTROL_TOKEN", TOKEN)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let addr = loop {
+        let line = lines
+            .next()
+            .expect("the server says where it listens")
+            .unwrap();
+        if let Some(addr) = line.strip_prefix("control server listening on http://") {
+            break addr.parse().unwrap();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (child, addr)
+}
+
+#[test]
+fn flooding_the_sdk_channel_keeps_the_servers_memory_bounded() {
+    // Runs at once, each flooding its channel; the server's request cap (its default body
+    // limit) bounds what one run can make it hold.
+    const RUNS: usize = 4;
+    const MAX_LINE_KIB: u64 = 1024;
+    let root = tempfile::tempdir().unwrap();
+    let (mut server, addr) = start_server(root.path());
+    // A first run, so the baseline includes a run's own costs.
+    let mut warm = upgrade(addr, "s-warm");
+    let request =
+        json!({"code": "print(1)", "filename": "warm.py", "timeout_ms": 10_000}).to_string();
+    warm.write_all(format!("{request}\n").as_bytes()).unwrap();
+    let mut answer = String::new();
+    BufReader::new(&warm).read_line(&mut answer).unwrap();
+    assert!(answer.contains("\"done\""), "{answer}");
+    let baseline = peak_kib(server.id());
+
+    // 150 connections (or copies of the one channel) each sending 1 MB, while the runtime
+    // end reads nothing and answers nothing.
+    let flood = r#"
+import os, socket, threading
+line = b"x" * 1_000_000 + b"\n"
+if "CY_SDK_SOCKET" in os.environ:
+    socks = []
+    for _ in range(150):
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(os.environ["CY_SDK_SOCKET"])
+        socks.append(s)
+else:
+    fd = int(os.environ["CY_SDK_FD"])
+    socks = [socket.socket(fileno=os.dup(fd)) for _ in range(150)]
+def send(s):
+    try:
+        s.sendall(line)
+    except OSError:
+        pass
+threads = [threading.Thread(target=send, args=(s,), daemon=True) for s in socks]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join(timeout=3)
+print("flooded")
+"#;
+    let request = json!({"code": flood, "filename": "flood.py", "timeout_ms": 6_000}).to_string();
+    let mut floods: Vec<TcpStream> = (0..RUNS)
+        .map(|i| {
+            let mut s = upgrade(addr, &format!("s-flood-{i}"));
+            s.write_all(format!("{request}\n").as_bytes()).unwrap();
+            s
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(5));
+    let peak = peak_kib(server.id());
+    eprintln!("control server peak memory: {baseline} KiB before the floods, {peak} KiB with them");
+    floods.clear();
+    let _ = server.kill();
+    let _ = server.wait();
+    // One request in flight per run, held at most three times over (the line read, its parsed
+    // form, its encoded copy on the way to the runtime), plus the allocator's slack.
+    let bound = baseline + RUNS as u64 * 3 * MAX_LINE_KIB + 24 * 1024;
+    assert!(
+        peak <= bound,
+        "the server's peak memory went from {baseline} KiB to {peak} KiB, over the bound of {bound} KiB"
+    );
+}

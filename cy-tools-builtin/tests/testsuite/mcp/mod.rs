@@ -1,0 +1,5 @@
+//! The MCP server over a session's tools: the protocol in process and through the binary, and
+//! input that is not what MCP allows (not JSON, invalid requests, lines too long to hold).
+
+mod bad_input;
+mod server;

@@ -1,0 +1,29 @@
+//! Sessions from a spec: built by the factory, resumed by id in another process, killed
+//! mid-write, run concurrently, and their children isolated from each other and the parent.
+
+mod child_isolation;
+mod concurrent;
+mod cross_process;
+mod factory;
+mod kill9;
+mod runner;
+
+use std::path::Path;
+
+use cy_tools::{ExecutorSpec, SessionSpec};
+
+/// A root spec working in `dir`, running code with `sh` (so no Python is needed).
+fn spec(id: &str, dir: &Path) -> SessionSpec {
+    SessionSpec::root(id, "acme", dir.to_str().unwrap()).with_executor(ExecutorSpec::Local {
+        command: "sh {file}".to_string(),
+    })
+}
+
+/// A runtime of two workers, for tests that are not async themselves.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}

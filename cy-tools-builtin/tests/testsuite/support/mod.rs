@@ -1,0 +1,8 @@
+//! What several topics' tests share. A helper only one topic uses lives with that topic.
+
+pub mod alone;
+pub mod backend;
+pub mod code_session;
+pub mod loopback_server;
+pub mod process;
+pub mod reaper;

@@ -1,0 +1,95 @@
+//! The tools only this application's own binary, `cy-tools-app`, adds to the built-ins: one with
+//! a structured result, one whose parameter type no Gemini schema can express, and two that get
+//! stuck the ways a badly written tool can. Behind the `app` feature, so an application that
+//! links this crate for its other tools does not get them.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use cy_tools::prelude::*;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How often each word occurs in a text.
+#[derive(Serialize)]
+pub struct WordStats {
+    /// How many words.
+    pub words: usize,
+    /// How many distinct words.
+    pub distinct: usize,
+    /// The most common word, the first in alphabetical order on a tie.
+    pub most_common: Option<String>,
+}
+
+/// Count the words of a text: how many, how many distinct, and the most common one (the first
+/// in alphabetical order on a tie), as structured JSON.
+#[tool(read_only, idempotent, open_world = false)]
+pub async fn word_stats(
+    /// The text, words separated by whitespace.
+    text: String,
+) -> Json<WordStats> {
+    let mut counts = BTreeMap::<&str, usize>::new();
+    for word in text.split_whitespace() {
+        *counts.entry(word).or_default() += 1;
+    }
+    let most_common = counts
+        .iter()
+        .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+        .map(|(word, _)| (*word).to_string());
+    Json(WordStats {
+        words: counts.values().sum(),
+        distinct: counts.len(),
+        most_common,
+    })
+}
+
+/// A section of an outline, with sections of its own.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Section {
+    /// The section's title.
+    pub title: String,
+    /// Its subsections.
+    #[serde(default)]
+    pub children: Vec<Section>,
+}
+
+/// Count the sections of an outline. Its parameter type is recursive, which Gemini's schema
+/// subset cannot express.
+#[tool(read_only, idempotent, open_world = false)]
+pub async fn outline(
+    /// The outline's root section.
+    root: Section,
+) -> String {
+    fn count(section: &Section) -> usize {
+        1 + section.children.iter().map(count).sum::<usize>()
+    }
+    format!("{} sections under `{}`", count(&root), root.title)
+}
+
+/// Block the thread running this call for a minute, as a tool body calling a blocking
+/// function does. Creates the file `marker` (a host path) first.
+#[tool(read_only, open_world = false)]
+pub async fn block_thread(
+    /// A host path to create once the call runs.
+    marker: String,
+) -> String {
+    std::fs::write(&marker, "").unwrap();
+    std::thread::sleep(Duration::from_secs(60));
+    "woke up".to_string()
+}
+
+/// Block a blocking-pool thread for a minute, which no cancellation can stop. Creates the file
+/// `marker` (a host path) first.
+#[tool(read_only, open_world = false)]
+pub async fn block_pool(
+    /// A host path to create once the call runs.
+    marker: String,
+) -> String {
+    let _ = tokio::task::spawn_blocking(move || {
+        std::fs::write(&marker, "").unwrap();
+        std::thread::sleep(Duration::from_secs(60));
+    })
+    .await;
+    "woke up".to_string()
+}

@@ -1,0 +1,17 @@
+//! The application crate's integration tests, in one binary: its own `#[tool]` functions beside
+//! the built-ins (registry, typed calls, schemas, every dialect), and its own binary,
+//! `cy-tools-app`, driven by the official Python MCP client and held to never freezing.
+//!
+//! The crate's `app` feature (its test tools and the binary) is on for these tests through the
+//! crate's dev-dependency on itself.
+
+mod support;
+
+mod dialect_conformance;
+mod dialect_json;
+mod macro_calls;
+mod macro_registry;
+mod macro_schemas;
+mod mcp_python_client;
+mod output_schema;
+mod stuck;

@@ -1,0 +1,6 @@
+//! What several topics' tests share. A helper only one topic uses lives with that topic.
+
+pub mod app;
+pub mod conformance;
+pub mod process;
+pub mod reaper;
