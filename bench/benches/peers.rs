@@ -12,7 +12,7 @@
 //!   result wrapped. rmcp: `ServerHandler::call_tool`, which `#[tool_handler]` routes through the
 //!   server's `ToolRouter` to a `CallToolResult`, with the `CallToolRequestParams` and the
 //!   `RequestContext` (request id, a clone of the session's `Peer`, a fresh cancellation token)
-//!   rmcp's service makes for each request. cy-tools: `AgentTool::execute` with a `ToolCall` (id
+//!   rmcp's service makes for each request. cy-tools: `BoundTool::execute` with a `ToolCall` (id
 //!   and arguments) and the session's cancellation token, to a `ToolResult`. Both clone the same
 //!   argument object first and run on the same current-thread Tokio runtime.
 //! * `peers_list`: the whole list as MCP `tools/list` JSON text. rmcp: `ToolRouter::list_all()`
@@ -144,7 +144,7 @@ fn bind(c: &mut Criterion) {
 
     let shared = std::sync::Arc::new(context.clone());
     let ours_build = || registry.build(black_box(&names), black_box(&context));
-    let ours_shared = || registry.build_shared(black_box(&names), std::sync::Arc::clone(&shared));
+    let ours_shared = || registry.build(black_box(&names), std::sync::Arc::clone(&shared));
     let ratio = paired::median_ratio(ROUNDS, 200, ours_build, RmcpTools::new);
     report_paired("peers_bind", "cy_tools_build", "rmcp_tool_router", ratio);
     let rmcp_clone = || black_box(&prototype).clone();
@@ -171,7 +171,7 @@ fn bind(c: &mut Criterion) {
     // A session factory makes the context in an `Arc` itself and hands it over: binding alone.
     group.bench_function("cy_tools_build_shared", |b| {
         b.iter(|| {
-            black_box(registry.build_shared(black_box(&names), std::sync::Arc::clone(&shared)))
+            black_box(registry.build(black_box(&names), std::sync::Arc::clone(&shared)))
         })
     });
     group.finish();

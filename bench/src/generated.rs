@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use cy_tools::{
     BoxFuture, CallInfo, Ctx, DynTool, RawToolDefinition, SessionIdentity, ToolContext,
-    ToolFactory, ToolRegistry, ToolResult,
+    ToolRegistry, ToolResult,
 };
 use serde_json::{Map, Value, json};
 
@@ -129,7 +129,7 @@ pub fn registry(definitions: &[&'static dyn DynTool]) -> (ToolRegistry, Vec<&'st
         // The definition is `'static`, so the name it hands out is too.
         let name: &'static str = definition.name();
         registry
-            .register(name, ToolFactory::new(definition))
+            .register(name, definition)
             .expect("generated names are valid and distinct");
         names.push(name);
     }

@@ -4,7 +4,7 @@
 //! `register = false`: the benchmark binds them from a registry it fills itself
 //! ([`registry`]), so the scaling benchmark's own registrations never mix with these.
 
-use cy_tools::{ToolFactory, ToolRegistry, tool};
+use cy_tools::{ToolRegistry, tool};
 
 use crate::tools::{self, *};
 
@@ -132,7 +132,7 @@ pub fn registry() -> ToolRegistry {
     let mut registry = ToolRegistry::new();
     for definition in DEFINITIONS {
         registry
-            .register(definition.name(), ToolFactory::new(definition))
+            .register(definition.name(), definition)
             .expect("the 16 names are valid and distinct");
     }
     registry

@@ -138,7 +138,7 @@ fn sessions(c: &mut Criterion) {
     let context = Arc::clone(check.context());
     group.bench_function("bind_16_tools_baseline", |b| {
         b.iter(|| {
-            let tools = registry.build_shared(&names, Arc::clone(&context));
+            let tools = registry.build(&names, Arc::clone(&context));
             debug_assert_eq!(tools.len(), 16);
             black_box(tools);
         });

@@ -6,7 +6,7 @@
 //!   command through `/bin/sh -c`;
 //! * `sandbox_exec`: `SessionEnv::exec("true")` (clean environment, process group, exit watch,
 //!   capped capture);
-//! * `terminal_tool`: the bound `terminal` tool through `AgentTool::execute`.
+//! * `terminal_tool`: the bound `terminal` tool through `BoundTool::execute`.
 //!
 //! All four capture stdout and stderr through pipes and wait for the exit status, on the same
 //! current-thread Tokio runtime. Goal: `terminal_tool` ≤ 1.5 × `tokio_sh_c_true`.

@@ -3,9 +3,12 @@
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::{FnArg, Ident, ItemFn, Pat, PathSegment, Type, TypeParamBound};
+use syn::{
+    FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, PathSegment, Type, TypeParamBound,
+};
 
-use crate::attr::{Cap, ParamAttrs, take_param_attrs};
+use crate::attr::{ParamAttrs, take_param_attrs};
+use crate::caps::Cap;
 use crate::errors::Errors;
 
 /// The function after its helper attributes were taken off its parameters.
@@ -35,6 +38,8 @@ pub(crate) enum ParamKind {
     Call,
     /// `&dyn Sandbox` and friends: one context field, handed over directly.
     Service(Cap),
+    /// `State<'_, T>`: the application object of type `T`; `None` when `State` names no type.
+    State(Option<Box<Type>>),
     /// `#[args] p: MyParams`: an existing parameter struct, taken whole.
     Args(Box<Type>),
     /// Anything else: one argument the model sends, a field of the generated parameter struct.
@@ -80,7 +85,7 @@ impl ToolFn {
                 FnArg::Typed(typed) => {
                     let attrs = take_param_attrs(&mut typed.attrs, errors);
                     let kind = classify(&typed.pat, &typed.ty, &attrs);
-                    if matches!(kind, ParamKind::Call) {
+                    if matches!(kind, ParamKind::Call | ParamKind::State(Some(_))) {
                         elide_lifetime(&mut typed.ty);
                     }
                     (kind, attrs)
@@ -130,6 +135,9 @@ fn classify(pat: &Pat, ty: &Type, attrs: &ParamAttrs) -> ParamKind {
         if segment.ident == "CallInfo" {
             return ParamKind::Call;
         }
+        if segment.ident == "State" {
+            return ParamKind::State(state_type(segment).map(Box::new));
+        }
     }
     if let Some(cap) = service(ty) {
         return ParamKind::Service(cap);
@@ -145,15 +153,44 @@ fn classify(pat: &Pat, ty: &Type, attrs: &ParamAttrs) -> ParamKind {
     })
 }
 
-/// `CallInfo` → `CallInfo<'_>`: an `async fn` cannot leave a path's lifetime implicit, and
-/// spelling it out adds nothing for the reader.
+/// The `T` of `State<'_, T>` (or `State<T>`).
+fn state_type(segment: &PathSegment) -> Option<Type> {
+    let PathArguments::AngleBracketed(generic) = &segment.arguments else {
+        return None;
+    };
+    let mut types = generic.args.iter().filter_map(|arg| match arg {
+        GenericArgument::Type(ty) => Some(ty.clone()),
+        _ => None,
+    });
+    let ty = types.next()?;
+    types.next().is_none().then_some(ty)
+}
+
+/// `CallInfo` → `CallInfo<'_>`, `State<Db>` → `State<'_, Db>`: an `async fn` cannot leave a
+/// path's lifetime implicit, and spelling it out adds nothing for the reader.
 fn elide_lifetime(ty: &mut Type) {
-    if let Type::Path(path) = ty
-        && let Some(segment) = path.path.segments.last_mut()
-        && segment.arguments.is_none()
-    {
-        let ident = &segment.ident;
-        *segment = syn::parse_quote_spanned!(ident.span()=> #ident<'_>);
+    let Type::Path(path) = ty else {
+        return;
+    };
+    let Some(segment) = path.path.segments.last_mut() else {
+        return;
+    };
+    let ident = &segment.ident;
+    match &mut segment.arguments {
+        PathArguments::None => {
+            *segment = syn::parse_quote_spanned!(ident.span()=> #ident<'_>);
+        }
+        PathArguments::AngleBracketed(generic)
+            if !generic
+                .args
+                .iter()
+                .any(|a| matches!(a, GenericArgument::Lifetime(_))) =>
+        {
+            generic
+                .args
+                .insert(0, GenericArgument::Lifetime(syn::parse_quote!('_)));
+        }
+        _ => {}
     }
 }
 

@@ -7,6 +7,7 @@ use syn::parse::Parser;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, LitBool, LitStr, Path, Token};
 
+use crate::caps::Cap;
 use crate::errors::{Errors, did_you_mean, one_of};
 
 /// The options of `#[tool(...)]`.
@@ -35,77 +36,6 @@ const TOOL_OPTION_ALIASES: &[(&str, &str)] = &[
 
 /// The options of `#[arg(...)]`.
 const ARG_OPTIONS: &[&str] = &["default", "rename"];
-
-/// One context field a tool may be granted: the macro's mirror of `cy_tools::Capability`.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Cap {
-    Env,
-    ExecuteCode,
-    Session,
-    Factory,
-    Store,
-    Coordinator,
-    Chat,
-}
-
-impl Cap {
-    pub(crate) const ALL: [Cap; 7] = [
-        Cap::Env,
-        Cap::ExecuteCode,
-        Cap::Session,
-        Cap::Factory,
-        Cap::Store,
-        Cap::Coordinator,
-        Cap::Chat,
-    ];
-
-    /// The name in `capabilities(...)`, which is also the `Ctx` accessor.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Cap::Env => "env",
-            Cap::ExecuteCode => "execute_code",
-            Cap::Session => "session",
-            Cap::Factory => "factory",
-            Cap::Store => "store",
-            Cap::Coordinator => "coordinator",
-            Cap::Chat => "chat",
-        }
-    }
-
-    /// The variant of `cy_tools::Capability` and the marker in `cy_tools::cap`.
-    pub(crate) fn marker(self) -> &'static str {
-        match self {
-            Cap::Env => "Env",
-            Cap::ExecuteCode => "ExecuteCode",
-            Cap::Session => "Session",
-            Cap::Factory => "Factory",
-            Cap::Store => "Store",
-            Cap::Coordinator => "Coordinator",
-            Cap::Chat => "Chat",
-        }
-    }
-
-    /// The type a parameter names to receive this field directly (`&dyn Sandbox`).
-    pub(crate) fn service(self) -> &'static str {
-        match self {
-            Cap::Env => "Sandbox",
-            Cap::ExecuteCode => "CodeExecutor",
-            Cap::Session => "SessionIdentity",
-            Cap::Factory => "SessionFactory",
-            Cap::Store => "ExecutionLog",
-            Cap::Coordinator => "Coordinator",
-            Cap::Chat => "Chat",
-        }
-    }
-
-    fn from_name(name: &str) -> Option<Cap> {
-        Cap::ALL.into_iter().find(|c| c.name() == name)
-    }
-
-    fn names() -> Vec<&'static str> {
-        Cap::ALL.iter().map(|c| c.name()).collect()
-    }
-}
 
 /// A boolean option: bare (`read_only`) or explicit (`read_only = false`).
 #[derive(Clone, Copy)]
@@ -166,24 +96,16 @@ pub(crate) fn parse_tool_args(tokens: TokenStream, errors: &mut Errors) -> ToolA
             }
             seen.push(key.clone());
         }
-        match key.as_str() {
-            "name" => args.name = Some(string_value(&meta)?),
-            "description" => args.description = Some(string_value(&meta)?),
-            "title" => args.title = Some(string_value(&meta)?),
-            "read_only" => args.read_only = Some(flag(&meta)?),
-            "destructive" => args.destructive = Some(flag(&meta)?),
-            "idempotent" => args.idempotent = Some(flag(&meta)?),
-            "open_world" => args.open_world = Some(flag(&meta)?),
-            "register" => args.register = Some(flag(&meta)?),
-            "timeout" => args.timeout = timeout(&meta, errors)?,
-            "crate" => {
-                let value = meta.value()?;
-                args.krate = Some(if value.peek(LitStr) {
-                    value.parse::<LitStr>()?.parse()?
-                } else {
-                    value.call(Path::parse_mod_style)?
-                });
+        // A malformed value is reported and skipped, so the options after it are still checked.
+        match scalar_option(&key, &meta, &mut args, errors) {
+            Ok(true) => return Ok(()),
+            Ok(false) => {}
+            Err(err) => {
+                errors.push(err);
+                return skip_rest(&meta);
             }
+        }
+        match key.as_str() {
             "capabilities" => {
                 if !meta.input.peek(syn::token::Paren) {
                     errors.at(
@@ -205,21 +127,7 @@ pub(crate) fn parse_tool_args(tokens: TokenStream, errors: &mut Errors) -> ToolA
                             format!("capability `{name}` is listed twice: remove one"),
                         ),
                         Some(c) => args.capabilities.push((c, cap_span)),
-                        None => {
-                            let names = Cap::names();
-                            let hint = match did_you_mean(&name, &names) {
-                                Some(close) => format!("did you mean `{close}`? "),
-                                None => String::new(),
-                            };
-                            errors.at(
-                                cap_span,
-                                format!(
-                                    "unknown capability `{}`: {hint}valid capabilities are {}",
-                                    path_text(&cap.path),
-                                    one_of(&names)
-                                ),
-                            );
-                        }
+                        None => errors.at(cap_span, Cap::unknown(&path_text(&cap.path))),
                     }
                     skip_value(&cap)
                 })?;
@@ -249,6 +157,45 @@ pub(crate) fn parse_tool_args(tokens: TokenStream, errors: &mut Errors) -> ToolA
         errors.push(err);
     }
     args
+}
+
+/// Parses the value of an option that takes one (`name = "..."`, a flag, `timeout`, `crate`);
+/// `false` when `key` is not one of those.
+fn scalar_option(
+    key: &str,
+    meta: &ParseNestedMeta<'_>,
+    args: &mut ToolArgs,
+    errors: &mut Errors,
+) -> syn::Result<bool> {
+    match key {
+        "name" => args.name = Some(string_value(meta)?),
+        "description" => args.description = Some(string_value(meta)?),
+        "title" => args.title = Some(string_value(meta)?),
+        "read_only" => args.read_only = Some(flag(meta)?),
+        "destructive" => args.destructive = Some(flag(meta)?),
+        "idempotent" => args.idempotent = Some(flag(meta)?),
+        "open_world" => args.open_world = Some(flag(meta)?),
+        "register" => args.register = Some(flag(meta)?),
+        "timeout" => args.timeout = timeout(meta, errors)?,
+        "crate" => {
+            let value = meta.value()?;
+            args.krate = Some(if value.peek(LitStr) {
+                value.parse::<LitStr>()?.parse()?
+            } else {
+                value.call(Path::parse_mod_style)?
+            });
+        }
+        _ => return Ok(false),
+    }
+    Ok(true)
+}
+
+/// Consumes what is left of a malformed option, up to the next `,`, so parsing continues.
+fn skip_rest(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+    while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
+        meta.input.parse::<proc_macro2::TokenTree>()?;
+    }
+    Ok(())
 }
 
 /// Consumes `= value` or `(...)` after a key that was already reported, so parsing continues.
@@ -403,7 +350,13 @@ fn parse_arg(attr: &Attribute, out: &mut ParamAttrs, errors: &mut Errors) {
             }
             "default" => {
                 let value = if meta.input.peek(Token![=]) {
-                    DefaultValue::Expr(Box::new(meta.value()?.parse::<Expr>()?))
+                    match meta.value().and_then(|v| v.parse::<Expr>()) {
+                        Ok(expr) => DefaultValue::Expr(Box::new(expr)),
+                        Err(err) => {
+                            errors.push(err);
+                            return skip_rest(&meta);
+                        }
+                    }
                 } else {
                     DefaultValue::Trait
                 };
@@ -411,7 +364,13 @@ fn parse_arg(attr: &Attribute, out: &mut ParamAttrs, errors: &mut Errors) {
                 Ok(())
             }
             "rename" => {
-                out.rename = Some(string_value(&meta)?);
+                match string_value(&meta) {
+                    Ok(name) => out.rename = Some(name),
+                    Err(err) => {
+                        errors.push(err);
+                        return skip_rest(&meta);
+                    }
+                }
                 Ok(())
             }
             _ => {

@@ -16,7 +16,8 @@ use syn::{
 };
 
 use crate::ast::{ParamKind, ToolFn, unraw};
-use crate::attr::{Cap, DefaultValue, ToolArgs, parse_tool_args};
+use crate::attr::{DefaultValue, ToolArgs, parse_tool_args};
+use crate::caps::{Cap, caps_type};
 use crate::errors::Errors;
 use crate::valid;
 
@@ -68,6 +69,15 @@ fn recover(mut tool: ToolFn, krate: &TokenStream, errors: Errors) -> TokenStream
             index,
             quote!(#krate::__private::AllCapabilities),
         );
+    }
+    // A `State` that names no type was reported: give it one, so the compiler does not too.
+    for param in &tool.params {
+        if matches!(param.kind, ParamKind::State(None))
+            && let Some(FnArg::Typed(typed)) = tool.item.sig.inputs.iter_mut().nth(param.index)
+        {
+            let span = typed.ty.span();
+            *typed.ty = syn::parse_quote_spanned!(span=> #krate::State<'_, ()>);
+        }
     }
     let errors = errors.into_compile_errors();
     let item = &tool.item;
@@ -131,10 +141,11 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
             let accessor = Ident::new(cap.name(), Span::call_site());
             quote!(__ctx.#accessor())
         }
+        ParamKind::State(_) => format_ident!("__state_{}", p.index).into_token_stream(),
         ParamKind::Args(_) => quote!(__params),
         // `valid` refused patterns and receivers, so neither reaches here.
         ParamKind::Field(f) => match &f.ident {
-            Some(ident) => quote!(__params.#ident),
+            Some(ident) => quote!(__params.#ident.0),
             None => TokenStream::new(),
         },
         ParamKind::Receiver => TokenStream::new(),
@@ -148,7 +159,7 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
     let mut callee = fn_ident.clone();
     callee.set_span(ret_span);
     let call = quote_spanned! {ret_span=>
-        #krate::__private::box_result(#callee(#(#call_args),*))
+        #krate::call::box_result(#callee(#(#call_args),*))
     };
 
     let description = args
@@ -171,6 +182,37 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
                     (&&#krate::__private::OutputProbe::<#payload>::new()).output_schema()
                 }
                 __output
+            })
+        }
+    });
+    // Each `State<'_, T>`: taken from the context before the body starts, and declared on the
+    // definition so binding leaves the tool out of a session without a `T`.
+    let state_types: Vec<&Type> = tool
+        .params
+        .iter()
+        .filter_map(|p| match &p.kind {
+            ParamKind::State(Some(ty)) => Some(&**ty),
+            _ => None,
+        })
+        .collect();
+    let state_lets = tool.params.iter().filter_map(|p| match &p.kind {
+        ParamKind::State(Some(ty)) => {
+            let var = format_ident!("__state_{}", p.index);
+            Some(quote_spanned! {ty.span()=>
+                let #var = match #krate::State::<#ty>::from_ctx(&__ctx, #name_lit) {
+                    ::core::result::Result::Ok(state) => state,
+                    ::core::result::Result::Err(error) => return #krate::__private::ready(error),
+                };
+            })
+        }
+        _ => None,
+    });
+    let needs_state = (!state_types.is_empty()).then(|| {
+        quote! {
+            .needs_state({
+                const __STATES: &[#krate::state::StateType] =
+                    &[#(#krate::state::StateType::of::<#state_types>()),*];
+                __STATES
             })
         }
     });
@@ -215,18 +257,21 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
                 __ctx: #krate::Ctx<'a, #caps_ty>,
                 __call: #krate::CallInfo<'a>,
             ) -> #krate::BoxFuture<'a, #krate::ToolResult> {
+                #(#state_lets)*
                 #call
             }
             #krate::ToolDefinition::new(#name_lit, #description_lit, __handler)
                 #annotations
                 #timeout
+                #needs_state
                 #output
         };
         #registration
     }
 }
 
-/// The capability-set type and its `Grants` impls; `NoCapabilities` when none is declared.
+/// The capability-set type: an alias of the `Caps` type that grants the declared
+/// capabilities; `NoCapabilities` when none is declared.
 fn capability_set(
     args: &ToolArgs,
     pascal: &str,
@@ -237,15 +282,14 @@ fn capability_set(
     cfgs: &[Attribute],
 ) -> (TokenStream, TokenStream) {
     if args.capabilities.is_empty() {
-        return (quote!(#krate::NoCapabilities), TokenStream::new());
+        return (
+            quote!(#krate::capability::NoCapabilities),
+            TokenStream::new(),
+        );
     }
     let ident = Ident::new(&format!("{pascal}Caps"), span);
     let mut caps: Vec<Cap> = args.capabilities.iter().map(|(c, _)| *c).collect();
     caps.sort_by_key(|c| Cap::ALL.iter().position(|a| a == c));
-    let markers: Vec<Ident> = caps
-        .iter()
-        .map(|c| format_ident!("{}", c.marker()))
-        .collect();
     let doc = format!(
         "The capabilities of the `{name}` tool ({}), generated by `#[tool]`.",
         caps.iter()
@@ -253,17 +297,11 @@ fn capability_set(
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let cfg = quote!(#(#cfgs)*);
+    let ty = caps_type(krate, &caps, span);
     let items = quote! {
-        #cfg
+        #(#cfgs)*
         #[doc = #doc]
-        #vis enum #ident {}
-        #cfg
-        impl #krate::CapabilitySet for #ident {
-            const CAPABILITIES: #krate::Capabilities =
-                #krate::Capabilities::NONE #(.with(#krate::Capability::#markers))*;
-        }
-        #( #cfg impl #krate::Grants<#krate::cap::#markers> for #ident {} )*
+        #vis type #ident = #ty;
     };
     (ident.into_token_stream(), items)
 }
@@ -279,16 +317,40 @@ fn params_struct(
     cfgs: &[Attribute],
 ) -> TokenStream {
     let krate_text = krate.to_string().replace(' ', "");
-    let serde_crate = Literal::string(&format!("{krate_text}::__private::serde"));
-    let schemars_crate = Literal::string(&format!("{krate_text}::__private::schemars"));
+    let serde_crate = Literal::string(&format!("{krate_text}::serde"));
+    let schemars_crate = Literal::string(&format!("{krate_text}::schemars"));
     let mut fields = Vec::new();
     let mut default_fns = Vec::new();
+    let mut readers = Vec::new();
     for (param, field) in tool.fields() {
         // `valid` refused patterns, so every field has a name.
         let Some(field_ident) = field.ident.as_ref() else {
             continue;
         };
         let ty = &field.ty;
+        // The argument's reader: the one place its type must be `Deserialize` and
+        // `JsonSchema`, spanned on the argument, so a missing derive is reported there and in
+        // the user's words (see `cy_tools::definition::Arg`).
+        let reader = format_ident!("__{}Arg_{}", ident, unraw(field_ident));
+        let arg_ty = quote!(#krate::definition::Arg<#reader>);
+        readers.push(quote_spanned! {ty.span()=>
+            #(#cfgs)*
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            enum #reader {}
+            #(#cfgs)*
+            impl #krate::definition::ArgReader for #reader {
+                type Value = #ty;
+                fn deserialize<'de, D>(deserializer: D) -> ::core::result::Result<#ty, D::Error>
+                where
+                    D: #krate::serde::Deserializer<'de>,
+                {
+                    #krate::definition::deserialize_arg::<#ty, D>(deserializer)
+                }
+                const SCHEMA: #krate::definition::ArgSchemaFns =
+                    #krate::definition::ArgSchemaFns::of::<#ty>();
+            }
+        });
         let docs = &param.attrs.docs;
         let rename = param
             .attrs
@@ -310,7 +372,7 @@ fn params_struct(
                 };
                 default_fns.push(quote! {
                     #[doc(hidden)]
-                    fn #fn_ident() -> #ty { #value }
+                    fn #fn_ident() -> #arg_ty { #krate::definition::Arg::new(#value) }
                 });
                 let path = Literal::string(&format!("{ident}::{fn_ident}"));
                 Some(quote!(#[serde(default = #path)]))
@@ -320,7 +382,7 @@ fn params_struct(
             #(#docs)*
             #rename
             #default
-            #field_ident: #ty,
+            #field_ident: #arg_ty,
         });
     }
     let doc = format!("The arguments of the `{name}` tool, generated by `#[tool]`.");
@@ -335,12 +397,13 @@ fn params_struct(
     quote! {
         #(#cfgs)*
         #[doc = #doc]
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
+        #[derive(#krate::serde::Deserialize, #krate::schemars::JsonSchema)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
         #[schemars(crate = #schemars_crate)]
         #vis struct #ident {
             #(#fields)*
         }
+        #(#readers)*
         #default_impl
     }
 }

@@ -7,6 +7,7 @@
 
 mod ast;
 mod attr;
+mod caps;
 mod errors;
 mod expand;
 mod valid;
@@ -216,4 +217,20 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
+}
+
+/// Not public API: what `cy_tools::capability_set!` expands to (it passes its `$crate` first).
+#[doc(hidden)]
+#[proc_macro]
+pub fn capability_set(input: TokenStream) -> TokenStream {
+    caps::capability_set(input.into()).into()
+}
+
+/// Not public API: the capability names this crate knows, in order, as a `&[&str]`; a
+/// `cy_tools` test checks them against its capability table.
+#[doc(hidden)]
+#[proc_macro]
+pub fn capability_names(input: TokenStream) -> TokenStream {
+    let _ = input;
+    caps::names().into()
 }

@@ -180,13 +180,18 @@ fn check_params(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
                         format!(
                             "this parameter asks for the session's `{}` (`&{}{}`), which the tool does not declare: add `{}` to `#[tool(capabilities(...))]`",
                             cap.name(),
-                            if *cap == crate::attr::Cap::Session { "" } else { "dyn " },
+                            if *cap == crate::caps::Cap::Session { "" } else { "dyn " },
                             cap.service(),
                             cap.name()
                         ),
                     );
                 }
             }
+            ParamKind::State(None) => errors.spanned(
+                &param.tokens,
+                "`State` takes the type of the application object: write `State<'_, MyType>`",
+            ),
+            ParamKind::State(Some(_)) => {}
             ParamKind::Args(ty) => {
                 if let Some((first, _)) = args_param
                     && first.index != param.index

@@ -9,7 +9,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::memory::{MemoryChat, MemorySandbox};
 use cy_tools::{
     BoxFuture, CallInfo, CancellationToken, Ctx, SessionIdentity, ToolCall, ToolContext,
-    ToolDefinition, ToolFactory, ToolRegistry, ToolResult, bind_tool, capability_set,
+    ToolDefinition, ToolRegistry, ToolResult, bind_tool, capability_set,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -73,7 +73,7 @@ fn bind(c: &mut Criterion) {
     let mut registry = ToolRegistry::new();
     for def in DEFS {
         registry
-            .register(cy_tools::DynTool::name(*def), ToolFactory::new(*def))
+            .register(cy_tools::DynTool::name(*def), *def)
             .unwrap();
     }
     let names: Vec<&str> = registry.names();

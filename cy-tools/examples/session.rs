@@ -8,7 +8,7 @@ use std::sync::Arc;
 use cy_tools::memory::{MemoryChat, MemorySandbox};
 use cy_tools::{
     BoxFuture, CallInfo, CancellationToken, Ctx, Sandbox, SessionIdentity, ToolCall, ToolContext,
-    ToolDefinition, ToolFactory, ToolRegistry, ToolResult, capability_set,
+    ToolDefinition, ToolRegistry, ToolResult, capability_set,
 };
 use serde::Deserialize;
 use serde_json::json;
@@ -72,11 +72,9 @@ static SAY: ToolDefinition<Say, ChatCaps> =
 async fn main() {
     let mut registry = ToolRegistry::new();
     registry
-        .register("read_text", ToolFactory::new(&READ_TEXT))
+        .register("read_text", &READ_TEXT)
         .expect("valid name");
-    registry
-        .register("say", ToolFactory::new(&SAY))
-        .expect("valid name");
+    registry.register("say", &SAY).expect("valid name");
 
     let sandbox = Arc::new(MemorySandbox::new());
     sandbox

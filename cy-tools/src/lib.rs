@@ -66,72 +66,79 @@
 //! # });
 //! ```
 
-mod agent_tool;
-mod annotations;
-mod args;
-mod call;
-mod capability;
-mod context;
-mod ctx;
-mod definition;
-mod dialect;
-mod dyn_tool;
-mod error;
-mod into_result;
+pub mod binding;
+pub mod call;
+pub mod capability;
+pub mod definition;
+pub mod dialect;
 pub mod memory;
-mod name;
-mod raw;
-mod registry;
-mod result;
-mod schema;
-mod services;
-mod taking;
-mod toolset;
-mod validate;
+pub mod services;
+pub mod session;
+pub mod state;
 
 use std::future::Future;
 use std::pin::Pin;
 
-pub use agent_tool::{AgentTool, bind_tool};
-pub use annotations::ToolAnnotations;
-pub use call::{CallInfo, ToolCall};
-pub use capability::{Capabilities, Capability, CapabilitySet, Grants, NoCapabilities, cap};
-pub use context::{SessionIdentity, ToolContext};
-pub use ctx::Ctx;
+pub use binding::{BoundTool, SessionIdentity, ToolContext, ToolRegistry, Toolset, bind_tool};
+pub use call::{CallInfo, Json, ToolCall, ToolError, ToolResult};
+pub use capability::Ctx;
 pub use cy_tools_macros::tool;
-pub use definition::{Handler, ToolDefinition};
-pub use dialect::{Dialect, DialectError};
-pub use dyn_tool::DynTool;
-pub use error::{BindError, RegistryError};
-pub use into_result::{IntoToolResult, Json, ToolError};
-pub use name::{MAX_TOOL_NAME_LEN, is_valid_tool_name};
-pub use raw::{RawHandler, RawToolDefinition};
-pub use registry::{ToolFactory, ToolRegistration, ToolRegistry};
-pub use result::{Content, ToolResult};
-pub use schema::Schema;
-#[allow(deprecated)]
-pub use services::ChildSession;
-#[cfg(unix)]
-pub use services::PassedFd;
-pub use services::{
-    Chat, ChatMessage, ChildRequest, CodeExecutor, CodeOptions, Coordinator, DirEntryInfo,
-    EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo, ProcessOutput, ProcessTable,
-    ResourceLimits, Sandbox, SdkCalls, SearchMatch, SearchOptions, SearchResult, ServiceError,
-    ServiceErrorKind, SessionFactory, ShellResult, WalkOptions, WalkResult,
-};
+pub use definition::{RawToolDefinition, ToolDefinition};
+pub use session::Session;
+pub use state::State;
 pub use tokio_util::sync::CancellationToken;
-pub use toolset::Toolset;
+// What argument and result types derive through: `#[tool]` names them here, and an application
+// can too instead of depending on them itself.
+pub use {schemars, serde, serde_json};
 
 /// A boxed, sendable future: what tool bodies and session services return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// The items a tool author needs, in one import.
+/// The items a tool author needs, in one import: the attribute, what a tool body takes and
+/// returns, and the service traits a tool takes as parameters.
 pub mod prelude {
-    pub use crate::{
-        AgentTool, CallInfo, CancellationToken, Content, Ctx, IntoToolResult, Json,
-        SessionIdentity, ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult, tool,
+    pub use crate::binding::{BoundTool, SessionIdentity, ToolContext, ToolRegistry};
+    pub use crate::call::{
+        CallInfo, Content, IntoToolResult, Json, ToolCall, ToolError, ToolResult,
     };
+    pub use crate::capability::Ctx;
+    pub use crate::definition::Definition;
+    pub use crate::services::{
+        Chat, ChatMessage, CodeExecutor, Coordinator, ExecutionLog, Sandbox, SessionFactory,
+    };
+    pub use crate::state::State;
+    pub use crate::{CancellationToken, tool};
 }
+
+// The paths of the previous release, when everything sat at the root: kept, out of the
+// documentation, for one release so code written against them still builds.
+#[cfg(unix)]
+#[doc(hidden)]
+pub use services::PassedFd;
+#[doc(hidden)]
+#[allow(deprecated)]
+pub use {
+    binding::{
+        AgentTool, BindError, BuildReport, IntoSharedContext, LeftOut, RegistryError, ToolFactory,
+        ToolRegistration,
+    },
+    call::{Content, IntoToolResult},
+    capability::{Capabilities, Capability, CapabilitySet, Caps, NoCapabilities},
+    definition::{
+        Definition, Definition as DynTool, Handler, MAX_TOOL_NAME_LEN, RawHandler, Schema,
+        ToolAnnotations, ToolMeta, is_valid_tool_name,
+    },
+    dialect::{Dialect, DialectError},
+    services::{
+        Chat, ChatMessage, ChildOutcome, ChildRequest, ChildSession, CodeExecutor, CodeOptions,
+        Coordinator, DirEntryInfo, EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo,
+        ProcessOutput, ProcessTable, ResourceLimits, Sandbox, SdkCalls, SearchMatch, SearchOptions,
+        SearchResult, ServiceError, ServiceErrorKind, SessionFactory, ShellResult, WalkOptions,
+        WalkResult,
+    },
+    session::{ExecutorSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile},
+    state::{StateMap, StateType},
+};
 
 /// Not public API. Used by generated code.
 #[doc(hidden)]
@@ -141,46 +148,20 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
-    pub use crate::schema::{
+    pub use cy_tools_macros::capability_set;
+
+    pub use crate::capability::AllCapabilities;
+    pub use crate::definition::schema::{
         OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, output_schema_of,
         schemas_generated,
     };
 
-    use std::future::Future;
+    use crate::BoxFuture;
+    use crate::call::ToolResult;
 
-    use crate::{BoxFuture, Capabilities, CapabilitySet, Grants, IntoToolResult, ToolResult, cap};
-
-    /// Not public API. Used by generated code: boxes a `#[tool]` function's future and converts
-    /// its output. One generic body for every tool, so the compiler checks it once instead of
-    /// once per tool.
-    pub fn box_result<'a, F>(future: F) -> BoxFuture<'a, ToolResult>
-    where
-        F: Future + Send + 'a,
-        F::Output: IntoToolResult,
-    {
-        Box::pin(async move { future.await.into_tool_result() })
+    /// Not public API. Used by generated code: an answer that is ready, as a tool body's
+    /// future.
+    pub fn ready<'a>(result: ToolResult) -> BoxFuture<'a, ToolResult> {
+        Box::pin(std::future::ready(result))
     }
-
-    /// Not public API. Used by generated code: the set `#[tool]` gives a function's `Ctx` when
-    /// the attribute has errors, so the body adds none of its own. Such a function is never
-    /// registered, and binding would check this set against the session like any other.
-    pub enum AllCapabilities {}
-
-    impl CapabilitySet for AllCapabilities {
-        const CAPABILITIES: Capabilities = Capabilities::ALL;
-    }
-    impl Grants<cap::Env> for AllCapabilities {}
-    impl Grants<cap::ExecuteCode> for AllCapabilities {}
-    impl Grants<cap::Session> for AllCapabilities {}
-    impl Grants<cap::Factory> for AllCapabilities {}
-    impl Grants<cap::Store> for AllCapabilities {}
-    impl Grants<cap::Coordinator> for AllCapabilities {}
-    impl Grants<cap::Chat> for AllCapabilities {}
 }
-
-// Sessions: the spec a session is rebuilt from, the live session, and the services around it.
-mod session;
-mod spec;
-pub use services::ChildOutcome;
-pub use session::Session;
-pub use spec::{ExecutorSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile};

@@ -31,14 +31,13 @@ pub(super) struct Args {
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let registry = registry()?;
-    let factory = registry
-        .get(&args.tool)
+    let definition = registry
+        .definition(&args.tool)
         .ok_or_else(|| unknown_tool(&args.tool, &registry))?;
     let arguments = match args.arguments.as_deref() {
         None => Value::Object(Map::new()),
         Some(text) => serde_json::from_str::<Value>(text).map_err(|err| {
-            let example = factory
-                .definition()
+            let example = definition
                 .schema()
                 .map(|schema| example_arguments(schema.value()))
                 .unwrap_or_else(|_| Value::Object(Map::new()));

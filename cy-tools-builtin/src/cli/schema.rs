@@ -27,10 +27,9 @@ fn parse_dialect(name: &str) -> Result<Dialect, String> {
 
 pub(super) fn run(args: &Args) -> Result<ExitCode, CliError> {
     let registry = registry()?;
-    let factory = registry
-        .get(&args.tool)
+    let definition = registry
+        .definition(&args.tool)
         .ok_or_else(|| unknown_tool(&args.tool, &registry))?;
-    let definition = factory.definition();
     let value = match args.dialect {
         Some(dialect) => dialect
             .export_definition(&args.tool, definition)

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cy_tools::{AgentTool, Sandbox, SessionIdentity, ToolContext, ToolRegistry, Toolset};
+use cy_tools::binding::LeftOut;
+use cy_tools::{Sandbox, SessionIdentity, ToolContext, ToolRegistry, Toolset};
 use serde::Deserialize;
 
 use super::error::CliError;
@@ -111,28 +112,31 @@ pub(super) fn open(args: &SessionArgs, requested: Option<&[String]>) -> Result<T
         )));
     }
     let Some(names) = requested.or(spec.tools.as_deref()) else {
-        let mut tools = Vec::new();
-        for (name, definition) in registry.definitions() {
-            match AgentTool::bind(Arc::from(name), definition, &context) {
-                Ok(tool) => tools.push(tool),
-                Err(err) => eprintln!("note: leaving out `{name}`: {err}"),
+        // Every registered tool: those this session cannot serve are left out, with a note.
+        return Ok(match registry.try_build(&registry.names(), &context) {
+            Ok(tools) => tools,
+            Err(report) => {
+                for (name, why) in &report.left_out {
+                    if let LeftOut::Unavailable(err) = why {
+                        eprintln!("note: leaving out `{name}`: {err}");
+                    }
+                }
+                report.tools
             }
-        }
-        return Ok(Toolset::new(tools));
+        });
     };
-    let mut tools = Vec::with_capacity(names.len());
-    for name in names {
-        let factory = registry
-            .get(name)
-            .ok_or_else(|| unknown_tool(name, &registry))?;
-        if tools.iter().any(|t: &AgentTool| t.name() == name) {
-            continue;
-        }
-        let tool = AgentTool::bind(Arc::from(name.as_str()), factory.definition(), &context)
-            .map_err(|err| CliError::new(err.to_string()))?;
-        tools.push(tool);
+    if let Some(unknown) = names
+        .iter()
+        .find(|name| registry.definition(name).is_none())
+    {
+        return Err(unknown_tool(unknown, &registry));
     }
-    Ok(Toolset::new(tools))
+    registry
+        .try_build(names, &context)
+        .map_err(|report| match report.left_out.first() {
+            Some((_, LeftOut::Unavailable(err))) => CliError::new(err.to_string()),
+            _ => CliError::new(report.to_string()),
+        })
 }
 
 fn workspace(args: &SessionArgs, spec: &Spec) -> Result<PathBuf, CliError> {

@@ -9,7 +9,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use cy_tools::{AgentTool, CancellationToken, ToolCall, ToolResult};
+use cy_tools::{BoundTool, CancellationToken, ToolCall, ToolResult};
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
@@ -18,7 +18,7 @@ use tokio::task::JoinHandle;
 /// so stops its work.
 pub(super) fn run_on(
     runtime: &Handle,
-    tool: &AgentTool,
+    tool: &BoundTool,
     call: ToolCall,
     cancel: &CancellationToken,
 ) -> impl Future<Output = ToolResult> + Send + 'static {

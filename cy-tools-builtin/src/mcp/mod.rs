@@ -2,7 +2,7 @@
 //!
 //! * `tools/list` answers every tool of the toolset, sorted by name, declared as the
 //!   [`Dialect::Mcp`](cy_tools::Dialect::Mcp) export (input schema, title, annotations).
-//! * `tools/call` runs [`AgentTool::execute`](cy_tools::AgentTool::execute), the same path a
+//! * `tools/call` runs [`BoundTool::execute`](cy_tools::BoundTool::execute), the same path a
 //!   model loop takes: arguments are validated against the canonical schema here, not by the
 //!   client, and whatever goes wrong in the tool comes back as an `isError` result the model can
 //!   act on. A name the toolset does not have is a JSON-RPC error (`-32602`) naming the tool and

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::{
-    AgentTool, CancellationToken, Capability, Chat, ChildOutcome, ChildRequest, CodeExecutor,
-    Coordinator, ExecutionLog, ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec,
-    SpecStore, ToolContext, ToolRegistry, Toolset,
+    CancellationToken, Capability, Chat, ChildOutcome, ChildRequest, CodeExecutor, Coordinator,
+    ExecutionLog, ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore,
+    ToolContext, ToolRegistry, Toolset,
 };
 
 use super::children::ChildFactory;
@@ -469,25 +469,20 @@ impl LocalSessionFactory {
             .position(|n| is_delegation(n))
             .unwrap_or(names.len());
         let (own, delegation) = names.split_at(split);
-        let mut tools = self.host.registry.build_shared(own, Arc::clone(context));
+        let mut tools = self.host.registry.build(own, Arc::clone(context));
         if delegation.is_empty() {
             return tools;
         }
         if self.host.runner.is_some() {
-            for tool in self
-                .host
-                .registry
-                .build_shared(delegation, Arc::clone(context))
-            {
+            for tool in self.host.registry.build(delegation, Arc::clone(context)) {
                 tools.push(tool);
             }
         } else {
             for definition in [
-                &delegate::DELEGATE_UNAVAILABLE as &'static dyn cy_tools::DynTool,
+                &delegate::DELEGATE_UNAVAILABLE as &'static dyn cy_tools::definition::Definition,
                 &workflow::WORKFLOW_UNAVAILABLE,
             ] {
-                let name = Arc::<str>::from(definition.name());
-                match AgentTool::bind(name, definition, context) {
+                match cy_tools::bind_tool(definition, context) {
                     Ok(tool) => tools.push(tool),
                     Err(err) => tracing::warn!("inert `{}` left out: {err}", definition.name()),
                 }

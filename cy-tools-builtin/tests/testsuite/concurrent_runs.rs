@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cy_tools::{
-    AgentTool, CancellationToken, CodeExecutor, SessionIdentity, ToolCall, ToolContext, bind_tool,
+    BoundTool, CancellationToken, CodeExecutor, SessionIdentity, ToolCall, ToolContext, bind_tool,
 };
 use cy_tools_builtin::LocalSandbox;
 use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
@@ -27,7 +27,7 @@ fn marked(i: usize) -> String {
     format!("import time\ntime.sleep(0.2)\nprint('marker-{i}')")
 }
 
-fn tool(workspace: &Path, executor: Arc<dyn CodeExecutor>) -> AgentTool {
+fn tool(workspace: &Path, executor: Arc<dyn CodeExecutor>) -> BoundTool {
     let env = LocalSandbox::new(workspace).unwrap().env();
     let context = ToolContext::new(SessionIdentity::root("s-par", "acme"))
         .with_env(Arc::new(env))
@@ -36,7 +36,7 @@ fn tool(workspace: &Path, executor: Arc<dyn CodeExecutor>) -> AgentTool {
 }
 
 /// Runs `CALLS` calls at once, `arguments(i)` each, and checks call `i` printed `marker-i`.
-async fn each_gets_its_own(tool: AgentTool, arguments: impl Fn(usize) -> Value) {
+async fn each_gets_its_own(tool: BoundTool, arguments: impl Fn(usize) -> Value) {
     let mut calls = JoinSet::new();
     for i in 0..CALLS {
         let tool = tool.clone();

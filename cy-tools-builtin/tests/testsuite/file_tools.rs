@@ -446,7 +446,7 @@ fn the_file_tools_declare_only_env_and_honest_annotations() {
         "find_files",
         "search_text",
     ] {
-        let def = registry.get(name).unwrap().definition();
+        let def = registry.definition(name).unwrap();
         assert_eq!(def.capabilities().to_string(), "env", "{name}");
         let a = def.annotations();
         let reader = matches!(

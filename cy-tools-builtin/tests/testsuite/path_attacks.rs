@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use cy_tools::{
-    AgentTool, CancellationToken, Sandbox, SessionIdentity, ToolCall, ToolContext, bind_tool,
+    BoundTool, CancellationToken, Sandbox, SessionIdentity, ToolCall, ToolContext, bind_tool,
 };
 use cy_tools_builtin::LocalSandbox;
 use cy_tools_builtin::tools::{
@@ -104,7 +104,7 @@ fn corpus() -> Vec<String> {
     paths
 }
 
-fn tools(ws: &Path) -> Vec<AgentTool> {
+fn tools(ws: &Path) -> Vec<BoundTool> {
     let env = LocalSandbox::new(ws).unwrap().env();
     let ctx = ToolContext::new(SessionIdentity::root("attack", "acme")).with_env(Arc::new(env));
     vec![

@@ -1,4 +1,4 @@
-//! The `process` tool through `AgentTool::execute`: each action's happy path and each mistake,
+//! The `process` tool through `BoundTool::execute`: each action's happy path and each mistake,
 //! with the exact text the model sees.
 
 use std::sync::Arc;
@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use cy_tools::memory::MemorySandbox;
 use cy_tools::{
-    AgentTool, CancellationToken, DynTool, Sandbox, SessionIdentity, ToolCall, ToolContext,
+    BoundTool, CancellationToken, DynTool, Sandbox, SessionIdentity, ToolCall, ToolContext,
     ToolRegistry, ToolResult, bind_tool,
 };
 use cy_tools_builtin::tools::process::PROCESS;
@@ -17,7 +17,7 @@ use tempfile::TempDir;
 struct Session {
     dir: TempDir,
     env: SessionEnv,
-    tool: AgentTool,
+    tool: BoundTool,
 }
 
 fn session_with(limits: ExecLimits) -> Session {

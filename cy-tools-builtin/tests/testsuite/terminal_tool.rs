@@ -1,4 +1,4 @@
-//! The `terminal` tool through `AgentTool::execute`: the exact text the model sees for every
+//! The `terminal` tool through `BoundTool::execute`: the exact text the model sees for every
 //! way a command can end, and for every mistake in a call.
 
 use std::sync::Arc;
@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use cy_tools::memory::MemorySandbox;
 use cy_tools::{
-    AgentTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolRegistry, ToolResult,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolRegistry, ToolResult,
     bind_tool,
 };
 use cy_tools_builtin::tools::terminal::TERMINAL;
@@ -14,7 +14,7 @@ use cy_tools_builtin::{ExecLimits, LocalSandbox};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-fn terminal_with(limits: ExecLimits) -> (TempDir, AgentTool) {
+fn terminal_with(limits: ExecLimits) -> (TempDir, BoundTool) {
     let dir = tempfile::tempdir().unwrap();
     let env = LocalSandbox::new(dir.path())
         .unwrap()
@@ -24,11 +24,11 @@ fn terminal_with(limits: ExecLimits) -> (TempDir, AgentTool) {
     (dir, bind_tool(&TERMINAL, context).unwrap())
 }
 
-fn terminal() -> (TempDir, AgentTool) {
+fn terminal() -> (TempDir, BoundTool) {
     terminal_with(ExecLimits::default())
 }
 
-async fn call(tool: &AgentTool, args: Value) -> ToolResult {
+async fn call(tool: &BoundTool, args: Value) -> ToolResult {
     tool.execute(ToolCall::new("call-1", args), &CancellationToken::new())
         .await
 }

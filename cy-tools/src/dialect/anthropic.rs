@@ -7,7 +7,7 @@ use super::{
     Dialect, DialectError, ToolParts, const_to_enum, is_free_form_map, is_object, refs,
     simplify_combinators,
 };
-use crate::Toolset;
+use crate::binding::Toolset;
 
 /// Keywords strict mode does not accept; they are dropped from the export.
 const STRICT_UNSUPPORTED: &[&str] = &[

@@ -35,7 +35,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::{AgentTool, DynTool, ToolAnnotations, Toolset};
+use crate::binding::{BoundTool, Toolset};
+use crate::definition::{Definition, ToolAnnotations};
 
 /// A provider's way of declaring tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -90,7 +91,7 @@ impl Dialect {
     ///
     /// # Errors
     /// The tool's schema cannot be expressed in this dialect.
-    pub fn export(self, tool: &AgentTool) -> Result<Value, DialectError> {
+    pub fn export(self, tool: &BoundTool) -> Result<Value, DialectError> {
         self.export_parts(&ToolParts::of(tool))
     }
 
@@ -101,7 +102,7 @@ impl Dialect {
     pub fn export_definition(
         self,
         name: &str,
-        definition: &dyn DynTool,
+        definition: &dyn Definition,
     ) -> Result<Value, DialectError> {
         let schema = definition.schema().map_err(|err| DialectError {
             tool: name.to_string(),
@@ -191,7 +192,7 @@ pub(crate) struct ToolParts<'a> {
 }
 
 impl<'a> ToolParts<'a> {
-    fn of(tool: &'a AgentTool) -> Self {
+    fn of(tool: &'a BoundTool) -> Self {
         ToolParts {
             name: tool.name(),
             description: tool.description(),

@@ -2,7 +2,8 @@
 
 use std::sync::Mutex;
 
-use crate::{BoxFuture, Chat, ChatMessage, ServiceError};
+use crate::BoxFuture;
+use crate::services::{Chat, ChatMessage, ServiceError};
 
 /// A chat that keeps every message in memory.
 ///

@@ -7,7 +7,8 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::{BoxFuture, Coordinator, ServiceError};
+use crate::BoxFuture;
+use crate::services::{Coordinator, ServiceError};
 
 /// An in-process coordinator: signals are queued per (session, name) until waited for.
 #[derive(Debug, Default)]

@@ -2,7 +2,8 @@
 
 use std::sync::Mutex;
 
-use crate::{BoxFuture, ExecutionLog, LogEntry, ServiceError};
+use crate::BoxFuture;
+use crate::services::{ExecutionLog, LogEntry, ServiceError};
 
 /// An execution log kept in memory.
 #[derive(Debug, Default)]

@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use crate::{
-    BoxFuture, DirEntryInfo, EntryKind, ExecOptions, Sandbox, SearchOptions, SearchResult,
-    ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+use crate::BoxFuture;
+use crate::services::{
+    DirEntryInfo, EntryKind, ExecOptions, Sandbox, SearchOptions, SearchResult, ServiceError,
+    ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
 };
 
 /// A sandbox whose files live in memory. It runs no commands and searches nothing: `exec` and

@@ -3,7 +3,9 @@
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
-use crate::{BoxFuture, ServiceError, ServiceErrorKind, SessionSpec, SpecStore};
+use crate::BoxFuture;
+use crate::services::{ServiceError, ServiceErrorKind};
+use crate::session::{SessionSpec, SpecStore};
 
 /// Session specs kept in memory, for tests: a session "resumes" only within the process.
 ///

@@ -4,7 +4,8 @@
 use tokio_util::sync::CancellationToken;
 
 use super::ServiceError;
-use crate::{BoxFuture, Session};
+use crate::BoxFuture;
+use crate::session::Session;
 
 /// What a tool asks of the [`SessionFactory`] when it needs a child session.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

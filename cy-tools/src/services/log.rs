@@ -4,7 +4,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::ServiceError;
-use crate::{BoxFuture, ToolResult};
+use crate::BoxFuture;
+use crate::call::ToolResult;
 
 /// One recorded tool call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

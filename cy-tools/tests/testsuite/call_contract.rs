@@ -295,3 +295,59 @@ async fn a_body_ending_as_it_sees_the_cancellation_is_still_answered_as_cancelle
         "the call to `watcher` was cancelled before it finished and was stopped; call it again if the result is still needed"
     );
 }
+
+#[tokio::test]
+async fn an_invalid_call_carries_its_problems_as_data_for_programs() {
+    let tool = bind_tool(&ADD, session("s")).unwrap();
+    let result = tool
+        .execute(call(json!({"a": "2", "b": 40})), &token())
+        .await;
+    assert_eq!(
+        result.details,
+        Some(json!({
+            "error": "invalid_arguments",
+            "tool": "add",
+            "problems": [{
+                "kind": "invalid_type",
+                "path": "a",
+                "expected": "an integer",
+                "got": "string \"2\"",
+                "message": "expected an integer, got string \"2\""
+            }],
+            "valid_fields": [
+                {"name": "a", "type": "integer", "required": true},
+                {"name": "b", "type": "integer", "required": true}
+            ]
+        }))
+    );
+
+    let unknown = tool
+        .execute(
+            call(json!({"a": 1, "b": 2, "c": 3, "verbose": true})),
+            &token(),
+        )
+        .await;
+    let problems = &unknown.details.as_ref().unwrap()["problems"];
+    assert_eq!(
+        problems,
+        &json!([
+            {"kind": "unknown_field", "path": "c", "message": "unknown field"},
+            {"kind": "unknown_field", "path": "verbose", "message": "unknown field"}
+        ])
+    );
+
+    let missing = tool.execute(call(json!({"a": 2})), &token()).await;
+    assert_eq!(
+        missing.details.as_ref().unwrap()["problems"],
+        json!([{"kind": "missing_field", "path": "b", "message": "missing required field"}])
+    );
+
+    let bad = bind_tool(&CONSTRAINED, session("s"))
+        .unwrap()
+        .execute(call(json!({"query": "", "count": 0})), &token())
+        .await;
+    let problems = &bad.details.as_ref().unwrap()["problems"];
+    assert_eq!(problems[0]["kind"], "constraint");
+    assert_eq!(problems[0]["path"], "count");
+    assert_eq!(problems[1]["path"], "query");
+}

@@ -4,7 +4,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::support::*;
 use cy_tools::__private::inventory;
-use cy_tools::{BindError, RegistryError, ToolFactory, ToolRegistration, ToolRegistry};
+use cy_tools::{BindError, RegistryError, ToolRegistration, ToolRegistry};
 use serde_json::json;
 
 // The only link-time registrations in this test binary, so `linked()` holds exactly these four:
@@ -83,9 +83,7 @@ fn a_root_session_gets_the_messaging_tool_a_subagent_does_not() {
 #[test]
 fn register_refuses_duplicates_and_bad_names() {
     let mut registry = ToolRegistry::linked().unwrap();
-    let err = registry
-        .register("add", ToolFactory::new(&PING))
-        .unwrap_err();
+    let err = registry.register("add", &PING).unwrap_err();
     assert_eq!(
         err,
         RegistryError::Duplicate {
@@ -98,9 +96,7 @@ fn register_refuses_duplicates_and_bad_names() {
         err.to_string(),
         "two tools are registered as `add`: `registry_test::ADD` and `registered by hand as `add``; rename one (`#[tool(name = \"...\")]`) or register one with `register = false`"
     );
-    let err = registry
-        .register("bad name", ToolFactory::new(&PING))
-        .unwrap_err();
+    let err = registry.register("bad name", &PING).unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid tool name `bad name`: it contains ' '; use 1 to 64 ASCII letters, digits, `_` or `-`"
@@ -110,8 +106,8 @@ fn register_refuses_duplicates_and_bad_names() {
 #[tokio::test]
 async fn a_tool_registered_under_another_name_answers_to_it() {
     let mut registry = ToolRegistry::new();
-    registry.register("sum", ToolFactory::new(&ADD)).unwrap();
-    let tools = registry.build(&["sum"], &session("s"));
+    registry.register("sum", &ADD).unwrap();
+    let tools = registry.build(&["sum"], session("s"));
     assert_eq!(tools.names(), ["sum"]);
     let result = tools
         .execute("sum", call(json!({"a": 1, "b": 2})), &token())

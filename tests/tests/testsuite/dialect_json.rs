@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use cy_tools::memory::{MemoryChat, MemoryCoordinator, MemoryLog, MemorySandbox};
-use cy_tools::{AgentTool, Dialect, SessionIdentity, ToolContext, ToolRegistry, Toolset};
+use cy_tools::{Dialect, SessionIdentity, ToolContext, ToolRegistry, Toolset};
 use cy_tools_builtin as _;
 use cy_tools_tests as _;
 use serde_json::Value;
@@ -20,12 +20,9 @@ fn linked_toolset() -> Toolset {
             .with_coordinator(Arc::new(MemoryCoordinator::default()))
             .with_chat(Arc::new(MemoryChat::default())),
     );
-    let tools: Vec<AgentTool> = registry
-        .definitions()
-        .filter_map(|(name, def)| AgentTool::bind(Arc::from(name), def, &context).ok())
-        .collect();
+    let tools = registry.build(&registry.names(), context);
     assert!(tools.len() >= 12, "only {} tools bound", tools.len());
-    Toolset::new(tools)
+    tools
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Typed calls through `AgentTool::execute` on tools written with `#[tool]`, and direct calls of
+//! Typed calls through `BoundTool::execute` on tools written with `#[tool]`, and direct calls of
 //! the annotated functions.
 
 use std::sync::Arc;

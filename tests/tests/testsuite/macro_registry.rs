@@ -1,7 +1,7 @@
 //! `#[tool]` functions of this application register themselves at link time, beside the tools
 //! of every other linked crate; `register = false` keeps one out.
 
-use cy_tools::{DynTool, ToolFactory, ToolRegistry};
+use cy_tools::{DynTool, ToolRegistry};
 use cy_tools_tests::misc;
 
 const OURS: [&str; 8] = [
@@ -34,14 +34,14 @@ fn application_tools_are_linked_beside_the_built_ins() {
 #[test]
 fn register_false_stays_out_until_registered_by_hand() {
     let mut registry = ToolRegistry::linked().expect("linked");
-    assert!(registry.get("echo").is_none());
+    assert!(registry.definition("echo").is_none());
     let before = registry.len();
     registry
-        .register("say_back", ToolFactory::new(&misc::ECHO))
+        .register("say_back", &misc::ECHO)
         .expect("free name");
     assert_eq!(registry.len(), before + 1);
     assert_eq!(
-        registry.get("say_back").map(|f| f.definition().name()),
+        registry.definition("say_back").map(|d| d.name()),
         Some("echo")
     );
 }
@@ -49,10 +49,9 @@ fn register_false_stays_out_until_registered_by_hand() {
 #[test]
 fn linked_definition_is_the_generated_static() {
     let registry = ToolRegistry::linked().expect("linked");
-    let factory = registry
-        .get("add_numbers")
+    let linked: *const dyn DynTool = registry
+        .definition("add_numbers")
         .expect("registered under `name = ...`");
-    let linked: *const dyn DynTool = factory.definition();
     let generated: *const dyn DynTool = &misc::ADD;
     assert!(std::ptr::addr_eq(linked, generated));
 }

@@ -112,7 +112,7 @@ fn official_client_drives_an_application_server() {
 #[test]
 fn app_cli_reports_a_dialect_error_in_one_line() {
     let registry = ToolRegistry::linked().unwrap();
-    let definition = registry.get("outline").unwrap().definition();
+    let definition = registry.definition("outline").unwrap();
     let refusal = Dialect::Gemini
         .export_definition("outline", definition)
         .expect_err("a recursive parameter type has no Gemini form");

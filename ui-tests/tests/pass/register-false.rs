@@ -1,6 +1,6 @@
 //! `register = false` defines the tool without registering it; it can be registered by hand.
 
-use cy_tools::{ToolFactory, ToolRegistry, tool};
+use cy_tools::{ToolRegistry, tool};
 
 /// Registered at link time.
 #[tool]
@@ -13,6 +13,6 @@ async fn by_hand() {}
 fn main() {
     let mut registry = ToolRegistry::linked().unwrap();
     assert_eq!(registry.names(), ["linked"]);
-    registry.register("by_hand", ToolFactory::new(&BY_HAND)).unwrap();
+    registry.register("by_hand", &BY_HAND).unwrap();
     assert_eq!(registry.names(), ["by_hand", "linked"]);
 }

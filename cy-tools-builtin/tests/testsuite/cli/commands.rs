@@ -111,7 +111,7 @@ fn list_prints_every_linked_tool_once_sorted_with_capabilities_and_annotations()
 #[test]
 fn schema_prints_the_canonical_schema_and_each_dialect() {
     let registry = ToolRegistry::linked().unwrap();
-    let definition = registry.get("read_file").unwrap().definition();
+    let definition = registry.definition("read_file").unwrap();
     let output = cy_tools(&["schema", "read_file"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let printed: Value = serde_json::from_str(&stdout(&output)).unwrap();

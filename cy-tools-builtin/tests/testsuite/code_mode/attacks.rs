@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cy_tools::{
-    AgentTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult, bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult, bind_tool,
 };
 use cy_tools_builtin::LocalSandbox;
 use cy_tools_builtin::code_mode::CodeModeLimits;
@@ -60,7 +60,7 @@ fn wait_until(what: &str, mut probe: impl FnMut() -> bool) {
     }
 }
 
-fn execute_tool(endpoint: &str, session: &str) -> AgentTool {
+fn execute_tool(endpoint: &str, session: &str) -> BoundTool {
     let local = tempfile::tempdir().unwrap();
     let env = LocalSandbox::new(local.path()).unwrap().env();
     let remote = RemoteExecutor::new(endpoint, session, TOKEN).unwrap();
@@ -70,7 +70,7 @@ fn execute_tool(endpoint: &str, session: &str) -> AgentTool {
     bind_tool(&EXECUTE_CODE, context).unwrap()
 }
 
-async fn run(tool: &AgentTool, code: &str) -> ToolResult {
+async fn run(tool: &BoundTool, code: &str) -> ToolResult {
     tool.execute(
         ToolCall::new("c", json!({"code": code})),
         &CancellationToken::new(),

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use cy_tools::{
-    AgentTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult, bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult, bind_tool,
 };
 use cy_tools_builtin::executor::RemoteExecutor;
 use cy_tools_builtin::tools::execute_code::EXECUTE_CODE;
@@ -137,7 +137,7 @@ impl Drop for ServerProcess {
     }
 }
 
-fn execute_code(endpoint: &str) -> AgentTool {
+fn execute_code(endpoint: &str) -> BoundTool {
     let executor = RemoteExecutor::new(endpoint, SESSION, TOKEN).unwrap();
     let context =
         ToolContext::new(SessionIdentity::root(SESSION, "acme")).with_executor(Arc::new(executor));

@@ -3,7 +3,7 @@
 //! problem, the session goes on working, and the durable log records the failed calls as
 //! errors, as a second process resuming the session would read them.
 //!
-//! The core's unit tests cover panics and timeouts inside `AgentTool`; this is the same fault
+//! The core's unit tests cover panics and timeouts inside `BoundTool`; this is the same fault
 //! seen from a session and its store.
 
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -19,7 +19,7 @@ mod host;
 use std::sync::Arc;
 
 use cy_tools::{
-    AgentTool, CancellationToken, ExecOptions, Sandbox, SessionIdentity, ToolCall, ToolContext,
+    BoundTool, CancellationToken, ExecOptions, Sandbox, SessionIdentity, ToolCall, ToolContext,
     bind_tool,
 };
 use cy_tools_builtin::executor::LocalExecutor;
@@ -61,7 +61,7 @@ pub(super) fn check(label: &str, output: &str, host: &Host) {
     assert!(written.is_empty(), "{label}: wrote outside: {written:?}");
 }
 
-pub(super) async fn call(tool: &AgentTool, args: serde_json::Value) -> String {
+pub(super) async fn call(tool: &BoundTool, args: serde_json::Value) -> String {
     let result = tool
         .execute(ToolCall::new("c", args), &CancellationToken::new())
         .await;
@@ -71,7 +71,7 @@ pub(super) async fn call(tool: &AgentTool, args: serde_json::Value) -> String {
 pub(super) fn tools(
     host: &Host,
     executor: Option<Arc<dyn cy_tools::CodeExecutor>>,
-) -> (AgentTool, AgentTool, Arc<dyn Sandbox>) {
+) -> (BoundTool, BoundTool, Arc<dyn Sandbox>) {
     let env: Arc<dyn Sandbox> = Arc::new(
         LocalSandbox::new(host.workspace())
             .unwrap()

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cy_tools::{
-    AgentTool, CancellationToken, CodeExecutor, SessionIdentity, ToolCall, ToolContext, ToolResult,
+    BoundTool, CancellationToken, CodeExecutor, SessionIdentity, ToolCall, ToolContext, ToolResult,
     bind_tool,
 };
 use cy_tools_builtin::ExecLimits;
@@ -25,8 +25,8 @@ pub const SESSION: &str = "s-1";
 /// A session bound to one backend: the `execute_code` tool, `read_file` on the same workspace,
 /// and that workspace's host path.
 pub struct Session {
-    pub execute: AgentTool,
-    pub read_file: AgentTool,
+    pub execute: BoundTool,
+    pub read_file: BoundTool,
     pub workspace: PathBuf,
     pub server: Option<Server>,
     _dir: TempDir,
@@ -56,7 +56,7 @@ impl Session {
     }
 }
 
-fn bind(workspace: &Path, executor: Arc<dyn CodeExecutor>) -> (AgentTool, AgentTool) {
+fn bind(workspace: &Path, executor: Arc<dyn CodeExecutor>) -> (BoundTool, BoundTool) {
     let env = LocalSandbox::new(workspace).unwrap().env();
     let context = ToolContext::new(SessionIdentity::root(SESSION, "acme"))
         .with_env(Arc::new(env))

@@ -23,7 +23,20 @@ pub fn schemas_generated() -> usize {
 pub struct Schema {
     value: Value,
     properties: Vec<String>,
+    fields: Vec<Field>,
     field_list: String,
+}
+
+/// One root field of a parameter schema, as an invalid-arguments answer lists it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Field {
+    /// The field's name.
+    pub name: String,
+    /// A short name of the type it accepts (`string`, `integer or null`, `` one of `a` or `b` ``).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Whether a call must send it.
+    pub required: bool,
 }
 
 impl Schema {
@@ -88,10 +101,12 @@ impl Schema {
             }
         };
         root.insert("additionalProperties".into(), Value::Bool(false));
-        let field_list = describe_fields(&root);
+        let fields = describe_fields(&root);
+        let field_list = list_fields(&fields);
         Ok(Schema {
             value: Value::Object(root),
             properties,
+            fields,
             field_list,
         })
     }
@@ -112,23 +127,26 @@ impl Schema {
         &self.field_list
     }
 
+    /// The root fields, required first then by name: what [`field_list`](Self::field_list)
+    /// says, as data.
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
     pub(crate) fn has_property(&self, name: &str) -> bool {
         self.properties.iter().any(|p| p == name)
     }
 }
 
-fn describe_fields(root: &Map<String, Value>) -> String {
+fn describe_fields(root: &Map<String, Value>) -> Vec<Field> {
     let required: Vec<&str> = root
         .get("required")
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
     let Some(Value::Object(props)) = root.get("properties") else {
-        return "no fields".to_string();
+        return Vec::new();
     };
-    if props.is_empty() {
-        return "no fields".to_string();
-    }
     let defs = root.get("$defs").and_then(Value::as_object);
     let mut names: Vec<&String> = props.keys().collect();
     names.sort();
@@ -136,12 +154,26 @@ fn describe_fields(root: &Map<String, Value>) -> String {
     names.sort_by_key(|n| !required.contains(&n.as_str()));
     names
         .into_iter()
-        .map(|name| {
-            let kind = type_name(&props[name.as_str()], defs, 0);
-            if required.contains(&name.as_str()) {
-                format!("`{name}` ({kind}, required)")
+        .map(|name| Field {
+            name: name.clone(),
+            kind: type_name(&props[name.as_str()], defs, 0),
+            required: required.contains(&name.as_str()),
+        })
+        .collect()
+}
+
+/// `` `path` (string, required), `limit` (integer or null) ``, or `no fields`.
+fn list_fields(fields: &[Field]) -> String {
+    if fields.is_empty() {
+        return "no fields".to_string();
+    }
+    fields
+        .iter()
+        .map(|field| {
+            if field.required {
+                format!("`{}` ({}, required)", field.name, field.kind)
             } else {
-                format!("`{name}` ({kind})")
+                format!("`{}` ({})", field.name, field.kind)
             }
         })
         .collect::<Vec<_>>()

@@ -5,36 +5,53 @@ use std::collections::{BTreeMap, HashSet};
 use std::fmt;
 use std::sync::Arc;
 
-use crate::name::name_problem;
-use crate::{AgentTool, BindError, DynTool, RegistryError, ToolContext, Toolset};
+use super::bound::BoundTool;
+use super::context::{IntoSharedContext, ToolContext};
+use super::error::{BindError, RegistryError};
+use super::report::{BuildReport, LeftOut};
+use super::toolset::Toolset;
+use crate::definition::{Definition, name_problem};
 
-/// The recipe for a session's tool: a context-free definition that [`bind`](Self::bind) turns
-/// into an [`AgentTool`] for one context. `const`-constructible, so `inventory::submit!` takes it.
+/// The old wrapper of a definition in a registry, kept for one release: a registry now takes
+/// and returns definitions (`&'static dyn Definition`) directly.
+#[deprecated(
+    since = "0.2.0",
+    note = "pass the definition itself: `registry.register(name, &MY_TOOL)`"
+)]
 #[derive(Clone, Copy)]
 pub struct ToolFactory {
-    definition: &'static dyn DynTool,
+    definition: &'static dyn Definition,
 }
 
+#[allow(deprecated)]
 impl ToolFactory {
     /// The factory of `definition`.
-    pub const fn new(definition: &'static dyn DynTool) -> Self {
+    pub const fn new(definition: &'static dyn Definition) -> Self {
         ToolFactory { definition }
     }
 
     /// The definition it binds.
-    pub fn definition(&self) -> &'static dyn DynTool {
+    pub fn definition(&self) -> &'static dyn Definition {
         self.definition
     }
 
     /// Binds the definition under its own name.
     ///
     /// # Errors
-    /// As [`bind_tool`](crate::bind_tool).
-    pub fn bind(&self, context: &Arc<ToolContext>) -> Result<AgentTool, BindError> {
-        AgentTool::bind(Arc::from(self.definition.name()), self.definition, context)
+    /// As [`bind_tool`](super::bind_tool).
+    pub fn bind(&self, context: &Arc<ToolContext>) -> Result<BoundTool, BindError> {
+        BoundTool::bind_as(Arc::from(self.definition.name()), self.definition, context)
     }
 }
 
+#[allow(deprecated)]
+impl From<ToolFactory> for &'static dyn Definition {
+    fn from(factory: ToolFactory) -> Self {
+        factory.definition
+    }
+}
+
+#[allow(deprecated)]
 impl fmt::Debug for ToolFactory {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_tuple("ToolFactory")
@@ -44,20 +61,28 @@ impl fmt::Debug for ToolFactory {
 }
 
 /// One link-time registration: what `#[tool]` submits to `inventory`.
-#[derive(Debug)]
 pub struct ToolRegistration {
-    factory: ToolFactory,
+    definition: &'static dyn Definition,
     location: &'static str,
 }
 
 impl ToolRegistration {
     /// A registration of `definition`; `location` names where it comes from (the `#[tool]`
     /// attribute passes `module_path!()` and the function name) for duplicate-name errors.
-    pub const fn new(definition: &'static dyn DynTool, location: &'static str) -> Self {
+    pub const fn new(definition: &'static dyn Definition, location: &'static str) -> Self {
         ToolRegistration {
-            factory: ToolFactory::new(definition),
+            definition,
             location,
         }
+    }
+}
+
+impl fmt::Debug for ToolRegistration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRegistration")
+            .field("name", &self.definition.name())
+            .field("location", &self.location)
+            .finish()
     }
 }
 
@@ -65,7 +90,7 @@ inventory::collect!(ToolRegistration);
 
 struct Entry {
     name: Arc<str>,
-    factory: ToolFactory,
+    definition: &'static dyn Definition,
     location: Cow<'static, str>,
 }
 
@@ -83,7 +108,7 @@ type OnUnavailable = Arc<dyn Fn(&str, &BindError) + Send + Sync>;
 /// `use cy_tools_builtin as _;`.
 ///
 /// ```
-/// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolDefinition, ToolFactory, ToolRegistry, ToolResult};
+/// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolDefinition, ToolRegistry, ToolResult};
 ///
 /// fn ping<'a>(_: (), _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
 ///     Box::pin(async { ToolResult::text("pong") })
@@ -91,7 +116,7 @@ type OnUnavailable = Arc<dyn Fn(&str, &BindError) + Send + Sync>;
 /// static PING: ToolDefinition<()> = ToolDefinition::new("ping", "Answers pong.", ping);
 ///
 /// let mut registry = ToolRegistry::new();
-/// registry.register("ping", ToolFactory::new(&PING)).unwrap();
+/// registry.register("ping", &PING).unwrap();
 /// let tools = registry.build(&["ping"], &ToolContext::new(SessionIdentity::root("s-1", "acme")));
 /// assert_eq!(tools.names(), ["ping"]);
 /// ```
@@ -132,31 +157,34 @@ impl ToolRegistry {
     pub fn linked() -> Result<Self, RegistryError> {
         let mut registry = ToolRegistry::new();
         for registration in inventory::iter::<ToolRegistration> {
-            let name = registration.factory.definition.name();
             registry.insert(
-                name,
-                registration.factory,
+                registration.definition.name(),
+                registration.definition,
                 Cow::Borrowed(registration.location),
             )?;
         }
         Ok(registry)
     }
 
-    /// Registers `factory` under `name`, which is the name the model sees (it may differ from
-    /// the definition's own, to rename a tool for one deployment).
+    /// Registers `definition` under `name`, which is the name the model sees (it may differ
+    /// from the definition's own, to rename a tool for one deployment).
     ///
     /// # Errors
     /// [`RegistryError::Duplicate`] when `name` is taken, [`RegistryError::InvalidName`] when it
     /// is not a valid tool name.
-    pub fn register(&mut self, name: &str, factory: ToolFactory) -> Result<(), RegistryError> {
+    pub fn register(
+        &mut self,
+        name: &str,
+        definition: impl Into<&'static dyn Definition>,
+    ) -> Result<(), RegistryError> {
         let location = Cow::Owned(format!("registered by hand as `{name}`"));
-        self.insert(name, factory, location)
+        self.insert(name, definition.into(), location)
     }
 
     fn insert(
         &mut self,
         name: &str,
-        factory: ToolFactory,
+        definition: &'static dyn Definition,
         location: Cow<'static, str>,
     ) -> Result<(), RegistryError> {
         if let Some(message) = name_problem(name) {
@@ -174,7 +202,7 @@ impl ToolRegistry {
             Arc::clone(&name),
             Entry {
                 name,
-                factory,
+                definition,
                 location,
             },
         );
@@ -204,9 +232,16 @@ impl ToolRegistry {
         self.entries.keys().map(|k| &**k).collect()
     }
 
-    /// The factory registered under `name`.
+    /// The definition registered under `name`.
+    pub fn definition(&self, name: &str) -> Option<&'static dyn Definition> {
+        self.entries.get(name).map(|e| e.definition)
+    }
+
+    /// The old accessor of [`definition`](Self::definition), kept for one release.
+    #[deprecated(since = "0.2.0", note = "use `definition(name)`")]
+    #[allow(deprecated)]
     pub fn get(&self, name: &str) -> Option<ToolFactory> {
-        self.entries.get(name).map(|e| e.factory)
+        self.definition(name).map(ToolFactory::new)
     }
 
     /// Where the tool registered as `name` comes from: for a `#[tool]` function its module path
@@ -217,10 +252,8 @@ impl ToolRegistry {
     }
 
     /// Registered definitions with their names, sorted by name.
-    pub fn definitions(&self) -> impl Iterator<Item = (&str, &'static dyn DynTool)> {
-        self.entries
-            .values()
-            .map(|e| (&*e.name, e.factory.definition))
+    pub fn definitions(&self) -> impl Iterator<Item = (&str, &'static dyn Definition)> {
+        self.entries.values().map(|e| (&*e.name, e.definition))
     }
 
     /// How many tools are registered.
@@ -233,18 +266,82 @@ impl ToolRegistry {
         self.entries.is_empty()
     }
 
-    /// Binds the tools named in `names` to `context`, in that order.
+    /// Binds the tools named in `names` to `context`, in that order: how a session gets its
+    /// tools.
     ///
     /// Unknown names go to the `on_unknown` callback and tools that cannot be bound (a missing
     /// capability: a subagent without chat gets no messaging tools) to `on_unavailable`; both are
     /// left out, so the session starts narrower instead of failing. A name listed twice is bound
-    /// once, where it first appears.
-    pub fn build<S: AsRef<str>>(&self, names: &[S], context: &ToolContext) -> Toolset {
-        self.build_shared(names, Arc::new(context.clone()))
+    /// once, where it first appears. [`try_build`](Self::try_build) says what was left out
+    /// instead.
+    pub fn build<S: AsRef<str>>(&self, names: &[S], context: impl IntoSharedContext) -> Toolset {
+        self.bind_names(
+            names,
+            &context.into_shared(),
+            |name, left_out| match left_out {
+                LeftOut::Unknown => (self.on_unknown)(name),
+                LeftOut::Unavailable(err) => (self.on_unavailable)(name, &err),
+            },
+        )
     }
 
-    /// [`build`](Self::build) for a context already in an `Arc`.
+    /// [`build`](Self::build), but every requested name must be bound: the error is a report
+    /// of which names were left out and why, beside the tools that were bound.
+    ///
+    /// # Errors
+    /// [`BuildReport`] when a name is unknown or its tool cannot be bound to `context`.
+    ///
+    /// ```
+    /// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolDefinition, ToolRegistry, ToolResult};
+    ///
+    /// capability_set!(ChatCaps: chat);
+    /// fn say<'a>(_: (), _: Ctx<'a, ChatCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
+    ///     Box::pin(async { ToolResult::text("said") })
+    /// }
+    /// static SAY: ToolDefinition<(), ChatCaps> = ToolDefinition::new("say", "Says it.", say);
+    ///
+    /// let mut registry = ToolRegistry::new();
+    /// registry.register("say", &SAY).unwrap();
+    /// let report = registry
+    ///     .try_build(&["say", "fly"], &ToolContext::new(SessionIdentity::root("s-1", "acme")))
+    ///     .unwrap_err();
+    /// assert!(report.tools.is_empty());
+    /// assert_eq!(report.left_out_names(), ["say", "fly"]);
+    /// assert!(report.to_string().contains("`fly`: no tool is registered under this name"));
+    /// ```
+    pub fn try_build<S: AsRef<str>>(
+        &self,
+        names: &[S],
+        context: impl IntoSharedContext,
+    ) -> Result<Toolset, BuildReport> {
+        let mut left_out = Vec::new();
+        let tools = self.bind_names(names, &context.into_shared(), |name, why| {
+            left_out.push((name.to_string(), why));
+        });
+        if left_out.is_empty() {
+            Ok(tools)
+        } else {
+            Err(BuildReport {
+                tools,
+                left_out,
+                registered: self.names().iter().map(|n| n.to_string()).collect(),
+            })
+        }
+    }
+
+    /// The old name of [`build`](Self::build) for a shared context, which `build` now takes.
+    #[deprecated(since = "0.2.0", note = "`build` takes an `Arc<ToolContext>` too")]
+    #[doc(hidden)]
     pub fn build_shared<S: AsRef<str>>(&self, names: &[S], context: Arc<ToolContext>) -> Toolset {
+        self.build(names, context)
+    }
+
+    fn bind_names<S: AsRef<str>>(
+        &self,
+        names: &[S],
+        context: &Arc<ToolContext>,
+        mut left_out: impl FnMut(&str, LeftOut),
+    ) -> Toolset {
         let mut tools = Vec::with_capacity(names.len());
         // A linear scan is cheaper than hashing for the usual dozen names.
         let mut seen_small: Vec<&str> = Vec::with_capacity(names.len().min(32));
@@ -263,12 +360,12 @@ impl ToolRegistry {
                 continue;
             }
             let Some(entry) = self.entries.get(name) else {
-                (self.on_unknown)(name);
+                left_out(name, LeftOut::Unknown);
                 continue;
             };
-            match AgentTool::bind(Arc::clone(&entry.name), entry.factory.definition, &context) {
+            match BoundTool::bind_as(Arc::clone(&entry.name), entry.definition, context) {
                 Ok(tool) => tools.push(tool),
-                Err(err) => (self.on_unavailable)(name, &err),
+                Err(err) => left_out(name, LeftOut::Unavailable(err)),
             }
         }
         Toolset::new(tools)

@@ -2,7 +2,8 @@
 
 use tokio_util::sync::CancellationToken;
 
-use crate::{AgentTool, ToolCall, ToolResult};
+use super::bound::BoundTool;
+use crate::call::{ToolCall, ToolResult};
 
 /// A session's bound tools, in the order its spec listed them.
 ///
@@ -14,27 +15,27 @@ use crate::{AgentTool, ToolCall, ToolResult};
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Toolset {
-    tools: Vec<AgentTool>,
+    tools: Vec<BoundTool>,
 }
 
 impl Toolset {
     /// A toolset of `tools`, in that order.
-    pub fn new(tools: Vec<AgentTool>) -> Self {
+    pub fn new(tools: Vec<BoundTool>) -> Self {
         Toolset { tools }
     }
 
     /// The tool named `name`.
-    pub fn get(&self, name: &str) -> Option<&AgentTool> {
+    pub fn get(&self, name: &str) -> Option<&BoundTool> {
         self.tools.iter().find(|t| t.name() == name)
     }
 
     /// Tool names, in order.
     pub fn names(&self) -> Vec<&str> {
-        self.tools.iter().map(AgentTool::name).collect()
+        self.tools.iter().map(BoundTool::name).collect()
     }
 
     /// The tools, in order.
-    pub fn iter(&self) -> std::slice::Iter<'_, AgentTool> {
+    pub fn iter(&self) -> std::slice::Iter<'_, BoundTool> {
         self.tools.iter()
     }
 
@@ -49,7 +50,7 @@ impl Toolset {
     }
 
     /// Adds a tool at the end.
-    pub fn push(&mut self, tool: AgentTool) {
+    pub fn push(&mut self, tool: BoundTool) {
         self.tools.push(tool);
     }
 
@@ -80,8 +81,8 @@ impl Toolset {
 }
 
 impl IntoIterator for Toolset {
-    type Item = AgentTool;
-    type IntoIter = std::vec::IntoIter<AgentTool>;
+    type Item = BoundTool;
+    type IntoIter = std::vec::IntoIter<BoundTool>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.tools.into_iter()
@@ -89,8 +90,8 @@ impl IntoIterator for Toolset {
 }
 
 impl<'a> IntoIterator for &'a Toolset {
-    type Item = &'a AgentTool;
-    type IntoIter = std::slice::Iter<'a, AgentTool>;
+    type Item = &'a BoundTool;
+    type IntoIter = std::slice::Iter<'a, BoundTool>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.tools.iter()

@@ -1,4 +1,4 @@
-//! `AgentTool`: a definition bound to one session, and the call contract every tool shares.
+//! `BoundTool`: a definition bound to one session, and the call contract every tool shares.
 
 use std::future::{Future, poll_fn};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -10,10 +10,11 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{
-    BindError, CallInfo, Capabilities, DynTool, Schema, SessionIdentity, ToolAnnotations, ToolCall,
-    ToolContext, ToolResult, args,
-};
+use super::context::{IntoSharedContext, SessionIdentity, ToolContext};
+use super::error::BindError;
+use crate::call::{CallInfo, ToolCall, ToolResult, args};
+use crate::capability::{Capabilities, check_provided};
+use crate::definition::{Definition, Schema, ToolAnnotations};
 
 /// A tool bound to one session's context: what a model loop or an MCP server calls.
 ///
@@ -25,19 +26,29 @@ use crate::{
 /// and cancellation all come back as results with `is_error` set and a message that names the
 /// problem and the fix. The host keeps running.
 #[derive(Clone)]
-pub struct AgentTool {
+pub struct BoundTool {
     name: Arc<str>,
-    definition: &'static dyn DynTool,
+    definition: &'static dyn Definition,
     schema: &'static Schema,
     context: Arc<ToolContext>,
     timeout: Option<Duration>,
 }
 
-/// Binds a context-free definition to a session's context.
+/// The old name of [`BoundTool`], kept for one release.
+#[deprecated(
+    since = "0.2.0",
+    note = "renamed to `BoundTool`: a definition bound to a session"
+)]
+pub type AgentTool = BoundTool;
+
+/// Binds one context-free definition to a session's context (a session's whole toolset comes
+/// from [`ToolRegistry::build`](super::ToolRegistry::build) instead).
 ///
 /// # Errors
-/// [`BindError::MissingCapabilities`] when the context lacks a declared capability (the error
-/// names it); [`BindError::InvalidSchema`] when the definition's schema is not a tool schema.
+/// [`BindError::MissingCapabilities`] when the context lacks a declared capability,
+/// [`BindError::MissingState`] when it lacks a declared application state type (the error
+/// names what is missing); [`BindError::InvalidSchema`] when the definition's schema is not a
+/// tool schema.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -54,43 +65,75 @@ pub struct AgentTool {
 /// assert_eq!(err.to_string(), "tool `say` needs capability `chat`, which session `s-2` does not provide; \
 ///     give the session's context that service, or leave the tool out of this session");
 /// ```
-pub fn bind_tool<D: DynTool>(
-    definition: &'static D,
-    context: ToolContext,
-) -> Result<AgentTool, BindError> {
-    AgentTool::bind(
+pub fn bind_tool(
+    definition: &'static dyn Definition,
+    context: impl IntoSharedContext,
+) -> Result<BoundTool, BindError> {
+    BoundTool::bind_as(
         Arc::<str>::from(definition.name()),
         definition,
-        &Arc::new(context),
+        &context.into_shared(),
     )
 }
 
-impl AgentTool {
-    /// Binds `definition` under `name` to a shared context. Registries use this so one context
-    /// allocation serves a whole toolset.
-    ///
-    /// # Errors
-    /// As [`bind_tool`].
-    pub fn bind(
+/// The one check of a context against a definition: every declared capability, then every
+/// declared state type.
+fn check_context(
+    name: &str,
+    definition: &dyn Definition,
+    context: &ToolContext,
+) -> Result<(), BindError> {
+    check_provided(name, definition.capabilities(), context)?;
+    let missing: Vec<_> = definition
+        .states()
+        .iter()
+        .filter(|ty| !context.has_state(**ty))
+        .copied()
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(BindError::MissingState {
+        tool: name.to_string(),
+        missing,
+        session: context.session().session_id.clone(),
+    })
+}
+
+impl BoundTool {
+    /// Binds `definition` under `name` to a shared context: how a registry binds, one context
+    /// allocation serving a whole toolset.
+    pub(crate) fn bind_as(
         name: Arc<str>,
-        definition: &'static dyn DynTool,
+        definition: &'static dyn Definition,
         context: &Arc<ToolContext>,
-    ) -> Result<AgentTool, BindError> {
-        let missing = definition.capabilities().difference(context.provides());
-        if !missing.is_empty() {
-            return Err(BindError::MissingCapabilities {
-                tool: name.to_string(),
-                missing,
-                session: context.session.session_id.clone(),
-            });
-        }
-        Ok(AgentTool {
+    ) -> Result<BoundTool, BindError> {
+        check_context(&name, definition, context)?;
+        Ok(BoundTool {
             name,
             schema: definition.schema()?,
             definition,
             context: Arc::clone(context),
             timeout: definition.timeout(),
         })
+    }
+
+    /// The old way to bind under another name; a registry renames with
+    /// [`register`](super::ToolRegistry::register).
+    ///
+    /// # Errors
+    /// As [`bind_tool`].
+    #[deprecated(
+        since = "0.2.0",
+        note = "use `bind_tool`, or `ToolRegistry::register` then `build` to bind under another name"
+    )]
+    #[doc(hidden)]
+    pub fn bind(
+        name: Arc<str>,
+        definition: &'static dyn Definition,
+        context: &Arc<ToolContext>,
+    ) -> Result<BoundTool, BindError> {
+        BoundTool::bind_as(name, definition, context)
     }
 
     /// The name the model calls the tool by.
@@ -141,13 +184,13 @@ impl AgentTool {
     }
 
     /// The context-free definition this tool was bound from.
-    pub fn definition(&self) -> &'static dyn DynTool {
+    pub fn definition(&self) -> &'static dyn Definition {
         self.definition
     }
 
     /// The identity of the session this tool is bound to.
     pub fn session(&self) -> &SessionIdentity {
-        &self.context.session
+        self.context.session()
     }
 
     /// Runs one call. Never fails: every problem is an error result the model can act on.
@@ -168,7 +211,7 @@ impl AgentTool {
             .and_then(|args| args::check_fields(&args, self.schema).map(|()| args))
         {
             Ok(args) => args,
-            Err(problem) => return ToolResult::error(args::invalid(name, &problem, self.schema)),
+            Err(problem) => return args::invalid(name, &problem, self.schema),
         };
         // With a timeout the call gets a token of its own, cancelled when the call ends by any
         // path (result, timeout, cancellation, the caller dropping it), so work the body started
@@ -185,9 +228,7 @@ impl AgentTool {
         }));
         let mut body = match started {
             Ok(Ok(body)) => body,
-            Ok(Err(problem)) => {
-                return ToolResult::error(args::invalid(name, &problem, self.schema));
-            }
+            Ok(Err(problem)) => return args::invalid(name, &problem, self.schema),
             Err(panic) => return panicked(name, panic.as_ref()),
         };
         let mut cancelled_signal = pin!(cancel.cancelled());
@@ -219,11 +260,11 @@ impl AgentTool {
     }
 }
 
-impl std::fmt::Debug for AgentTool {
+impl std::fmt::Debug for BoundTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AgentTool")
+        f.debug_struct("BoundTool")
             .field("name", &self.name)
-            .field("session", &self.context.session.session_id)
+            .field("session", &self.context.session().session_id)
             .field("capabilities", &self.capabilities().to_string())
             .field("timeout", &self.timeout)
             .finish()

@@ -3,13 +3,20 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::Schema;
-use crate::taking::Taking;
+use super::problem::{ArgProblem, ArgsError, ProblemKind};
+use super::result::ToolResult;
+use super::taking::Taking;
+use crate::definition::Schema;
 
 /// Accepts the argument payload forms models actually send: an object; `null`, an empty string
 /// or whitespace for "no arguments"; and an object encoded as a JSON string (some models
 /// double-encode). Anything else is refused with what to send instead.
-pub(crate) fn normalize(arguments: Value) -> Result<Map<String, Value>, String> {
+pub(crate) fn normalize(arguments: Value) -> Result<Map<String, Value>, ArgsError> {
+    payload(arguments)
+        .map_err(|message| ArgsError::one(ArgProblem::new(ProblemKind::Payload, "", message)))
+}
+
+fn payload(arguments: Value) -> Result<Map<String, Value>, String> {
     match arguments {
         Value::Object(map) => Ok(map),
         Value::Null => Ok(Map::new()),
@@ -33,26 +40,31 @@ pub(crate) fn normalize(arguments: Value) -> Result<Map<String, Value>, String> 
 }
 
 /// Refuses root fields the schema does not declare, listing every one at once.
-pub(crate) fn check_fields(args: &Map<String, Value>, schema: &Schema) -> Result<(), String> {
+pub(crate) fn check_fields(args: &Map<String, Value>, schema: &Schema) -> Result<(), ArgsError> {
     let unknown: Vec<&String> = args.keys().filter(|k| !schema.has_property(k)).collect();
-    match unknown.as_slice() {
-        [] => Ok(()),
-        [one] => Err(format!("unknown field `{one}`")),
-        many => Err(format!(
+    let text = match unknown.as_slice() {
+        [] => return Ok(()),
+        [one] => format!("unknown field `{one}`"),
+        many => format!(
             "unknown fields {}",
             many.iter()
                 .map(|k| format!("`{k}`"))
                 .collect::<Vec<_>>()
                 .join(", ")
-        )),
-    }
+        ),
+    };
+    let problems = unknown
+        .into_iter()
+        .map(|name| ArgProblem::new(ProblemKind::UnknownField, name.as_str(), "unknown field"))
+        .collect();
+    Err(ArgsError::new(text, problems))
 }
 
 /// Deserializes checked arguments into `P`, naming the field path on failure.
 ///
 /// An empty object also deserializes a unit type (`()`, `struct NoArgs;`), which serde only
 /// accepts as `null`: a tool without parameters is called with `{}`.
-pub(crate) fn deserialize<P: DeserializeOwned>(mut args: Value) -> Result<P, String> {
+pub(crate) fn deserialize<P: DeserializeOwned>(mut args: Value) -> Result<P, ArgsError> {
     // Fast path without path tracking, moving the strings out rather than copying them; only a
     // failure pays for a second, tracked pass (over what is left, see `Taking`).
     if let Ok(params) = P::deserialize(Taking(&mut args)) {
@@ -81,51 +93,96 @@ pub(crate) fn deserialize<P: DeserializeOwned>(mut args: Value) -> Result<P, Str
             path = ".".to_string();
         }
     }
-    let message = rephrase(&raw);
-    if path == "." || path.is_empty() {
-        Err(message)
-    } else {
-        Err(format!("`{path}`: {message}"))
+    if path == "." {
+        path.clear();
     }
+    Err(rephrase(&raw, path))
 }
 
-/// The full message the model sees for invalid arguments.
-pub(crate) fn invalid(tool: &str, problem: &str, schema: &Schema) -> String {
-    if schema.properties().is_empty() {
+/// The answer to a call with invalid arguments: the message the model sees, and as `details`
+/// the same as data, for callers that are programs:
+/// `{"error": "invalid_arguments", "tool", "problems": [{kind, path, expected?, got?, message}],
+/// "valid_fields": [{name, type, required}]}`.
+pub(crate) fn invalid(tool: &str, error: &ArgsError, schema: &Schema) -> ToolResult {
+    let text = if schema.properties().is_empty() {
         format!(
-            "invalid arguments for `{tool}`: {problem}; this tool takes no arguments, send `{{}}`"
+            "invalid arguments for `{tool}`: {error}; this tool takes no arguments, send `{{}}`"
         )
     } else {
         format!(
-            "invalid arguments for `{tool}`: {problem}; valid fields are {}",
+            "invalid arguments for `{tool}`: {error}; valid fields are {}",
             schema.field_list()
         )
-    }
+    };
+    let details = serde_json::json!({
+        "error": "invalid_arguments",
+        "tool": tool,
+        "problems": error.problems(),
+        "valid_fields": schema.fields(),
+    });
+    ToolResult::error(text).with_details(details)
 }
 
-/// serde's messages, reworded to lead with what was expected, in JSON's terms.
-fn rephrase(message: &str) -> String {
-    if let Some(rest) = message
+/// serde's message at `path`, reworded to lead with what was expected, in JSON's terms.
+fn rephrase(message: &str, path: String) -> ArgsError {
+    if let Some(field) = message.strip_prefix("missing field ") {
+        // The text names the object the field is missing from, as serde's path does; the data
+        // names the field itself.
+        let text = format!("missing required field {field}");
+        let text = if path.is_empty() {
+            text
+        } else {
+            format!("`{path}`: {text}")
+        };
+        let name = field.trim_matches('`');
+        let at = if path.is_empty() {
+            name.to_string()
+        } else {
+            format!("{path}.{name}")
+        };
+        let problem = ArgProblem::new(ProblemKind::MissingField, at, "missing required field");
+        return ArgsError::new(text, vec![problem]);
+    }
+    ArgsError::one(problem_at(message, path))
+}
+
+fn problem_at(message: &str, path: String) -> ArgProblem {
+    let invalid = message
         .strip_prefix("invalid type: ")
-        .or_else(|| message.strip_prefix("invalid value: "))
+        .map(|rest| (ProblemKind::InvalidType, rest))
+        .or_else(|| {
+            message
+                .strip_prefix("invalid value: ")
+                .map(|rest| (ProblemKind::InvalidValue, rest))
+        });
+    if let Some((kind, rest)) = invalid
         && let Some((got, expected)) = rest.split_once(", expected ")
     {
-        return format!("expected {}, got {got}", json_terms(expected));
-    }
-    if let Some(field) = message.strip_prefix("missing field ") {
-        return format!("missing required field {field}");
+        let expected = json_terms(expected);
+        return ArgProblem::new(kind, path, format!("expected {expected}, got {got}"))
+            .with_expected_got(expected, got);
     }
     if let Some(rest) = message.strip_prefix("unknown variant ")
         && let Some((got, expected)) = rest.split_once(", expected ")
     {
-        return format!("unknown value {got}, expected {expected}");
+        return ArgProblem::new(
+            ProblemKind::InvalidValue,
+            path,
+            format!("unknown value {got}, expected {expected}"),
+        )
+        .with_expected_got(expected, got);
     }
     if let Some(rest) = message.strip_prefix("unknown field ")
         && let Some((got, expected)) = rest.split_once(", expected ")
     {
-        return format!("unknown field {got}, expected {expected}");
+        return ArgProblem::new(
+            ProblemKind::UnknownField,
+            path,
+            format!("unknown field {got}, expected {expected}"),
+        )
+        .with_expected_got(expected, got);
     }
-    message.to_string()
+    ArgProblem::new(ProblemKind::Other, path, message)
 }
 
 /// serde names Rust types (`u64`, `i32`, `f64`); a model thinks in JSON's.
@@ -191,46 +248,74 @@ mod tests {
         assert!(normalize(json!("  \n")).unwrap().is_empty());
         assert_eq!(normalize(json!("{\"a\":1}")).unwrap()["a"], json!(1));
         assert_eq!(
-            normalize(json!([1])).unwrap_err(),
+            normalize(json!([1])).unwrap_err().to_string(),
             "arguments must be a JSON object, got an array"
         );
         assert_eq!(
-            normalize(json!("[1]")).unwrap_err(),
+            normalize(json!("[1]")).unwrap_err().to_string(),
             "arguments must be a JSON object, got an array"
         );
         assert!(
             normalize(json!("{oops"))
                 .unwrap_err()
+                .to_string()
                 .starts_with("arguments must be a JSON object, got a string that is not JSON (")
         );
         assert_eq!(
-            normalize(json!(7)).unwrap_err(),
+            normalize(json!(7)).unwrap_err().to_string(),
             "arguments must be a JSON object, got the number 7"
         );
     }
 
     #[test]
     fn type_errors_name_the_path() {
-        let err = deserialize::<P>(obj(json!({"path": 3, "items": []}))).unwrap_err();
+        let err = deserialize::<P>(obj(json!({"path": 3, "items": []})))
+            .unwrap_err()
+            .to_string();
         assert_eq!(err, "`path`: expected a string, got integer `3`");
-        let err = deserialize::<P>(obj(json!({"path": "a", "items": [{"name": 1}]}))).unwrap_err();
+        let err = deserialize::<P>(obj(json!({"path": "a", "items": [{"name": 1}]})))
+            .unwrap_err()
+            .to_string();
         assert_eq!(err, "`items[0].name`: expected a string, got integer `1`");
     }
 
     #[test]
     fn missing_unknown_and_enum_errors() {
-        let err = deserialize::<P>(obj(json!({"items": []}))).unwrap_err();
+        let err = deserialize::<P>(obj(json!({"items": []})))
+            .unwrap_err()
+            .to_string();
         assert_eq!(err, "missing required field `path`");
         let err = deserialize::<P>(obj(
             json!({"path": "a", "items": [{"name": "x", "nme": 1}]}),
         ))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert_eq!(err, "`items[0]`: unknown field `nme`, expected `name`");
-        let err =
-            deserialize::<P>(obj(json!({"path": "a", "items": [], "mode": "medium"}))).unwrap_err();
+        let err = deserialize::<P>(obj(json!({"path": "a", "items": [], "mode": "medium"})))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             err,
             "`mode`: unknown value `medium`, expected `fast` or `slow`"
         );
+    }
+
+    #[test]
+    fn problems_carry_the_path_and_what_was_expected_and_sent() {
+        let err = deserialize::<P>(obj(json!({"path": "a", "items": [{"name": 1}]}))).unwrap_err();
+        let problem = &err.problems()[0];
+        assert_eq!(problem.kind, ProblemKind::InvalidType);
+        assert_eq!(problem.path, "items[0].name");
+        assert_eq!(problem.expected.as_deref(), Some("a string"));
+        assert_eq!(problem.got.as_deref(), Some("integer `1`"));
+
+        let err = deserialize::<P>(obj(json!({"path": "a", "items": [{}]}))).unwrap_err();
+        assert_eq!(err.to_string(), "`items[0]`: missing required field `name`");
+        assert_eq!(err.problems()[0].path, "items[0].name");
+        assert_eq!(err.problems()[0].kind, ProblemKind::MissingField);
+
+        let err = normalize(json!([1])).unwrap_err();
+        assert_eq!(err.problems()[0].kind, ProblemKind::Payload);
+        assert_eq!(err.problems()[0].path, "");
     }
 }

@@ -8,12 +8,16 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::capability::{CapabilitySet, NoCapabilities};
-use crate::validate;
-use crate::{
-    BindError, BoxFuture, CallInfo, Capabilities, Ctx, DynTool, Schema, ToolAnnotations,
-    ToolContext, ToolResult, args, is_valid_tool_name,
-};
+use super::annotations::ToolAnnotations;
+use super::erased::Definition;
+use super::meta::ToolMeta;
+use super::schema::{self, Schema};
+use super::validate;
+use crate::BoxFuture;
+use crate::binding::{BindError, ToolContext};
+use crate::call::{ArgsError, CallInfo, ToolResult, args};
+use crate::capability::{Capabilities, CapabilitySet, Ctx, NoCapabilities};
+use crate::state::StateType;
 
 /// The body of a typed tool: typed arguments, the narrowed context and per-call data in, a
 /// boxed future of the result out.
@@ -29,7 +33,8 @@ pub type Handler<P, C> = for<'a> fn(P, Ctx<'a, C>, CallInfo<'a>) -> BoxFuture<'a
 /// The `#[tool]` attribute writes all of this for you. By hand:
 ///
 /// ```
-/// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, ToolDefinition, ToolResult, ToolAnnotations};
+/// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, ToolDefinition, ToolResult};
+/// use cy_tools::definition::{Definition, ToolAnnotations};
 ///
 /// /// Adds two numbers.
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -51,14 +56,10 @@ pub type Handler<P, C> = for<'a> fn(P, Ctx<'a, C>, CallInfo<'a>) -> BoxFuture<'a
 ///     ToolDefinition::new("add", "Adds two integers.", add)
 ///         .with_annotations(ToolAnnotations::DEFAULT.read_only().idempotent().open_world(false));
 ///
-/// # use cy_tools::DynTool;
 /// assert_eq!(ADD.schema().unwrap().field_list(), "`a` (integer, required), `b` (integer, required)");
 /// ```
 pub struct ToolDefinition<P, C: CapabilitySet = NoCapabilities> {
-    name: &'static str,
-    description: &'static str,
-    annotations: ToolAnnotations,
-    timeout: Option<Duration>,
+    meta: ToolMeta,
     handler: Handler<P, C>,
     schema: OnceLock<Result<Checked, String>>,
     output: Option<fn() -> Value>,
@@ -74,7 +75,7 @@ struct Checked {
 
 impl Checked {
     fn generate<P: JsonSchema>() -> Result<Checked, String> {
-        let schema = crate::schema::generate::<P>()?;
+        let schema = schema::generate::<P>()?;
         // Most types say all there is to say, and serde checks it: only a schema with extra
         // constraints (`#[schemars(length(min = 1))]`) pays for a second, schema-level check,
         // so what the model is shown is also what is enforced.
@@ -101,15 +102,8 @@ impl<P, C: CapabilitySet> ToolDefinition<P, C> {
         description: &'static str,
         handler: Handler<P, C>,
     ) -> Self {
-        assert!(
-            is_valid_tool_name(name),
-            "invalid tool name: use 1 to 64 ASCII letters, digits, `_` or `-`"
-        );
         ToolDefinition {
-            name,
-            description,
-            annotations: ToolAnnotations::DEFAULT,
-            timeout: None,
+            meta: ToolMeta::new(name, description),
             handler,
             schema: OnceLock::new(),
             output: None,
@@ -118,17 +112,25 @@ impl<P, C: CapabilitySet> ToolDefinition<P, C> {
         }
     }
 
-    /// Sets the behaviour hints.
+    /// Sets the behaviour hints ([`ToolMeta::with_annotations`]).
     #[must_use]
     pub const fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
-        self.annotations = annotations;
+        self.meta = self.meta.with_annotations(annotations);
         self
     }
 
-    /// Sets the default timeout of one call.
+    /// Sets the default timeout of one call ([`ToolMeta::with_timeout`]).
     #[must_use]
     pub const fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+        self.meta = self.meta.with_timeout(timeout);
+        self
+    }
+
+    /// Declares the application state the body reads ([`ToolMeta::needs_state`]); `#[tool]`
+    /// declares the types of its `State<'_, T>` parameters.
+    #[must_use]
+    pub const fn needs_state(mut self, states: &'static [StateType]) -> Self {
+        self.meta = self.meta.needs_state(states);
         self
     }
 
@@ -147,29 +149,17 @@ impl<P, C: CapabilitySet> ToolDefinition<P, C> {
     }
 }
 
-impl<P, C> DynTool for ToolDefinition<P, C>
+impl<P, C> Definition for ToolDefinition<P, C>
 where
     P: DeserializeOwned + JsonSchema + Send + 'static,
     C: CapabilitySet,
 {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn description(&self) -> &str {
-        self.description
+    fn meta(&self) -> &ToolMeta {
+        &self.meta
     }
 
     fn capabilities(&self) -> Capabilities {
         C::CAPABILITIES
-    }
-
-    fn annotations(&self) -> ToolAnnotations {
-        self.annotations
-    }
-
-    fn timeout(&self) -> Option<Duration> {
-        self.timeout
     }
 
     fn schema(&self) -> Result<&Schema, BindError> {
@@ -178,7 +168,7 @@ where
 
     fn output_schema(&self) -> Option<&Value> {
         self.output_schema
-            .get_or_init(|| crate::schema::output_object((self.output?)()))
+            .get_or_init(|| schema::output_object((self.output?)()))
             .as_ref()
     }
 
@@ -187,8 +177,9 @@ where
         context: &'a ToolContext,
         args: Map<String, Value>,
         call: CallInfo<'a>,
-    ) -> Result<BoxFuture<'a, ToolResult>, String> {
-        let ctx = Ctx::<C>::new(context).map_err(|err| err.to_string())?;
+    ) -> Result<BoxFuture<'a, ToolResult>, ArgsError> {
+        let ctx = Ctx::<C>::for_tool(self.meta.name(), context)
+            .map_err(|err| ArgsError::from(err.to_string()))?;
         let args = Value::Object(args);
         if let Some(validator) = &self.checked().map_err(|err| err.to_string())?.validator {
             validate::check(validator, &args)?;
@@ -208,8 +199,19 @@ where
             .get_or_init(Checked::generate::<P>)
             .as_ref()
             .map_err(|reason| BindError::InvalidSchema {
-                tool: self.name.to_string(),
+                tool: self.meta.name().to_string(),
                 reason: reason.clone(),
             })
+    }
+}
+
+/// So a registry takes `&MY_TOOL` as it is: `registry.register("name", &MY_TOOL)`.
+impl<P, C> From<&'static ToolDefinition<P, C>> for &'static dyn Definition
+where
+    P: DeserializeOwned + JsonSchema + Send + 'static,
+    C: CapabilitySet,
+{
+    fn from(definition: &'static ToolDefinition<P, C>) -> Self {
+        definition
     }
 }

@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::Capabilities;
+use crate::capability::Capabilities;
+use crate::state::StateType;
 
 /// Why a definition could not be bound into a session.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -14,6 +15,15 @@ pub enum BindError {
         tool: String,
         /// The declared capabilities the context does not provide.
         missing: Capabilities,
+        /// The session's id.
+        session: String,
+    },
+    /// The session's context lacks application state the tool declares.
+    MissingState {
+        /// The tool.
+        tool: String,
+        /// The declared state types the context does not hold.
+        missing: Vec<StateType>,
         /// The session's id.
         session: String,
     },
@@ -38,6 +48,21 @@ impl fmt::Display for BindError {
                 "tool `{tool}` needs capability `{missing}`, which session `{session}` does not provide; \
                  give the session's context that service, or leave the tool out of this session"
             ),
+            BindError::MissingState {
+                tool,
+                missing,
+                session,
+            } => write!(
+                f,
+                "tool `{tool}` needs application state `{}`, which session `{session}` does not provide; \
+                 give the session's context one (`ToolContext::with_state`, or `with_state` on the \
+                 session factory), or leave the tool out of this session",
+                missing
+                    .iter()
+                    .map(|ty| ty.name())
+                    .collect::<Vec<_>>()
+                    .join("`, `")
+            ),
             BindError::InvalidSchema { tool, reason } => {
                 write!(f, "tool `{tool}` has an invalid parameter schema: {reason}")
             }
@@ -47,7 +72,7 @@ impl fmt::Display for BindError {
 
 impl std::error::Error for BindError {}
 
-/// A problem with the tools registered in a [`ToolRegistry`](crate::ToolRegistry).
+/// A problem with the tools registered in a [`ToolRegistry`](super::ToolRegistry).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RegistryError {

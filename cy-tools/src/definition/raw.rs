@@ -6,12 +6,16 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::capability::{CapabilitySet, NoCapabilities};
-use crate::validate;
-use crate::{
-    BindError, BoxFuture, CallInfo, Capabilities, Ctx, DynTool, Schema, ToolAnnotations,
-    ToolContext, ToolResult, is_valid_tool_name,
-};
+use super::annotations::ToolAnnotations;
+use super::erased::Definition;
+use super::meta::ToolMeta;
+use super::schema::Schema;
+use super::validate;
+use crate::BoxFuture;
+use crate::binding::{BindError, ToolContext};
+use crate::call::{ArgsError, CallInfo, ToolResult};
+use crate::capability::{Capabilities, CapabilitySet, Ctx, NoCapabilities};
+use crate::state::StateType;
 
 /// The body of a raw tool: the validated argument object, the narrowed context and per-call data.
 pub type RawHandler<C> = for<'a> fn(Value, Ctx<'a, C>, CallInfo<'a>) -> BoxFuture<'a, ToolResult>;
@@ -23,7 +27,8 @@ pub type RawHandler<C> = for<'a> fn(Value, Ctx<'a, C>, CallInfo<'a>) -> BoxFutur
 /// its schema either.
 ///
 /// ```
-/// use cy_tools::{BoxFuture, CallInfo, Ctx, DynTool, RawToolDefinition, ToolResult};
+/// use cy_tools::{BoxFuture, CallInfo, Ctx, RawToolDefinition, ToolResult};
+/// use cy_tools::definition::Definition;
 /// use serde_json::{json, Value};
 ///
 /// fn schema() -> Value {
@@ -38,10 +43,7 @@ pub type RawHandler<C> = for<'a> fn(Value, Ctx<'a, C>, CallInfo<'a>) -> BoxFutur
 /// assert_eq!(COUNT.schema().unwrap().field_list(), "`code` (string, required)");
 /// ```
 pub struct RawToolDefinition<C: CapabilitySet = NoCapabilities> {
-    name: &'static str,
-    description: &'static str,
-    annotations: ToolAnnotations,
-    timeout: Option<Duration>,
+    meta: ToolMeta,
     schema_source: fn() -> Value,
     handler: RawHandler<C>,
     compiled: OnceLock<Result<Compiled, String>>,
@@ -63,32 +65,32 @@ impl<C: CapabilitySet> RawToolDefinition<C> {
         schema: fn() -> Value,
         handler: RawHandler<C>,
     ) -> Self {
-        assert!(
-            is_valid_tool_name(name),
-            "invalid tool name: use 1 to 64 ASCII letters, digits, `_` or `-`"
-        );
         RawToolDefinition {
-            name,
-            description,
-            annotations: ToolAnnotations::DEFAULT,
-            timeout: None,
+            meta: ToolMeta::new(name, description),
             schema_source: schema,
             handler,
             compiled: OnceLock::new(),
         }
     }
 
-    /// Sets the behaviour hints.
+    /// Sets the behaviour hints ([`ToolMeta::with_annotations`]).
     #[must_use]
     pub const fn with_annotations(mut self, annotations: ToolAnnotations) -> Self {
-        self.annotations = annotations;
+        self.meta = self.meta.with_annotations(annotations);
         self
     }
 
-    /// Sets the default timeout of one call.
+    /// Sets the default timeout of one call ([`ToolMeta::with_timeout`]).
     #[must_use]
     pub const fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+        self.meta = self.meta.with_timeout(timeout);
+        self
+    }
+
+    /// Declares the application state the body reads ([`ToolMeta::needs_state`]).
+    #[must_use]
+    pub const fn needs_state(mut self, states: &'static [StateType]) -> Self {
+        self.meta = self.meta.needs_state(states);
         self
     }
 
@@ -102,31 +104,19 @@ impl<C: CapabilitySet> RawToolDefinition<C> {
             })
             .as_ref()
             .map_err(|reason| BindError::InvalidSchema {
-                tool: self.name.to_string(),
+                tool: self.meta.name().to_string(),
                 reason: reason.clone(),
             })
     }
 }
 
-impl<C: CapabilitySet> DynTool for RawToolDefinition<C> {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn description(&self) -> &str {
-        self.description
+impl<C: CapabilitySet> Definition for RawToolDefinition<C> {
+    fn meta(&self) -> &ToolMeta {
+        &self.meta
     }
 
     fn capabilities(&self) -> Capabilities {
         C::CAPABILITIES
-    }
-
-    fn annotations(&self) -> ToolAnnotations {
-        self.annotations
-    }
-
-    fn timeout(&self) -> Option<Duration> {
-        self.timeout
     }
 
     fn schema(&self) -> Result<&Schema, BindError> {
@@ -138,11 +128,21 @@ impl<C: CapabilitySet> DynTool for RawToolDefinition<C> {
         context: &'a ToolContext,
         args: Map<String, Value>,
         call: CallInfo<'a>,
-    ) -> Result<BoxFuture<'a, ToolResult>, String> {
-        let ctx = Ctx::<C>::new(context).map_err(|err| err.to_string())?;
-        let compiled = self.compiled().map_err(|err| err.to_string())?;
+    ) -> Result<BoxFuture<'a, ToolResult>, ArgsError> {
+        let ctx = Ctx::<C>::for_tool(self.meta.name(), context)
+            .map_err(|err| ArgsError::from(err.to_string()))?;
+        let compiled = self
+            .compiled()
+            .map_err(|err| ArgsError::from(err.to_string()))?;
         let args = Value::Object(args);
         validate::check(&compiled.validator, &args)?;
         Ok((self.handler)(args, ctx, call))
+    }
+}
+
+/// So a registry takes `&MY_TOOL` as it is: `registry.register("name", &MY_TOOL)`.
+impl<C: CapabilitySet> From<&'static RawToolDefinition<C>> for &'static dyn Definition {
+    fn from(definition: &'static RawToolDefinition<C>) -> Self {
+        definition
     }
 }

@@ -2,7 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{BoxFuture, ServiceError, SessionIdentity};
+use crate::BoxFuture;
+use crate::binding::SessionIdentity;
+use crate::services::ServiceError;
 
 /// Everything needed to rebuild a session in any process that has the registry: who it is,
 /// where it works, which tools it has (by name), how its code runs, whether it has a chat,

@@ -2,32 +2,42 @@
 
 use serde_json::Value;
 
+use crate::call::{ArgProblem, ArgsError, ProblemKind};
+
 /// How many schema violations one error message lists before it stops.
 const MAX_LISTED_VIOLATIONS: usize = 5;
 
 /// Checks `args` against `validator`; the error lists up to five violations, each with the
 /// field path (`items[0].name`) it concerns.
-pub(crate) fn check(validator: &jsonschema::Validator, args: &Value) -> Result<(), String> {
-    let violations: Vec<String> = validator
+pub(crate) fn check(validator: &jsonschema::Validator, args: &Value) -> Result<(), ArgsError> {
+    let mut violations: Vec<ArgProblem> = validator
         .iter_errors(args)
         .take(MAX_LISTED_VIOLATIONS + 1)
         .map(|err| {
             let path = pointer_to_path(err.instance_path().as_str());
-            if path.is_empty() {
-                err.to_string()
-            } else {
-                format!("`{path}`: {err}")
-            }
+            ArgProblem::new(ProblemKind::Constraint, path, err.to_string())
         })
         .collect();
     if violations.is_empty() {
         return Ok(());
     }
-    let mut message = violations[..violations.len().min(MAX_LISTED_VIOLATIONS)].join("; ");
-    if violations.len() > MAX_LISTED_VIOLATIONS {
+    let more = violations.len() > MAX_LISTED_VIOLATIONS;
+    violations.truncate(MAX_LISTED_VIOLATIONS);
+    let mut message = violations
+        .iter()
+        .map(|v| {
+            if v.path.is_empty() {
+                v.message.clone()
+            } else {
+                format!("`{}`: {}", v.path, v.message)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
+    if more {
         message.push_str("; and more");
     }
-    Err(message)
+    Err(ArgsError::new(message, violations))
 }
 
 /// Keywords that constrain values beyond what a Rust type (and so serde) enforces.

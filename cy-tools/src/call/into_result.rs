@@ -5,7 +5,7 @@ use std::fmt;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::ToolResult;
+use super::result::ToolResult;
 
 /// What a tool body may return. Implemented for `String`, `&str`, `()`, `serde_json::Value`,
 /// [`Json<T>`], [`ToolResult`] and `Result<T, E>` where `T` converts and `E: Display`.

@@ -5,8 +5,10 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tokio_util::sync::CancellationToken;
 
+use super::spec::SessionSpec;
+use crate::binding::{SessionIdentity, ToolContext, Toolset};
+use crate::call::{ToolCall, ToolResult};
 use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError};
-use crate::{SessionIdentity, SessionSpec, ToolCall, ToolContext, ToolResult, Toolset};
 
 /// A live session: its tools bound to its context, the spec it was built from (when a factory
 /// built it), and the parent's call that started it (for a subagent).
@@ -69,12 +71,12 @@ impl Session {
 
     /// The session's id.
     pub fn id(&self) -> &str {
-        &self.context.session.session_id
+        &self.context.session().session_id
     }
 
     /// Who it is: id, tenant, lineage, depth.
     pub fn identity(&self) -> &SessionIdentity {
-        &self.context.session
+        self.context.session()
     }
 
     /// The spec it was built from, when a factory built it.
@@ -94,12 +96,12 @@ impl Session {
 
     /// Its workspace, as its tools see it, when it has one.
     pub fn env(&self) -> Option<&Arc<dyn Sandbox>> {
-        self.context.env.as_ref()
+        self.context.fields.env.as_ref()
     }
 
     /// Where its calls are recorded, when it has an execution log.
     pub fn log(&self) -> Option<&Arc<dyn ExecutionLog>> {
-        self.context.store.as_ref()
+        self.context.fields.store.as_ref()
     }
 
     /// The parent's call that started this session, for a subagent.

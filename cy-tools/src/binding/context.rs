@@ -1,0 +1,258 @@
+//! The per-session context tools are bound to.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::capability::{Capabilities, Capability, capability_table};
+use crate::services::{Chat, CodeExecutor, Coordinator, ExecutionLog, Sandbox, SessionFactory};
+use crate::state::{AppState, StateMap, StateType};
+
+/// Who a session is: its id, its tenant, and its place in a tree of sessions.
+///
+/// ```
+/// use cy_tools::SessionIdentity;
+/// let root = SessionIdentity::root("s-1", "acme");
+/// let child = root.child("s-2");
+/// assert_eq!(child.lineage, vec!["s-1".to_string()]);
+/// assert_eq!(child.depth, 1);
+/// assert_eq!(child.tenant, "acme");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SessionIdentity {
+    /// This session's id.
+    pub session_id: String,
+    /// The tenant the session works for; children inherit it.
+    pub tenant: String,
+    /// Ancestor session ids, root first.
+    pub lineage: Vec<String>,
+    /// Distance from the root session (the root is 0).
+    pub depth: u32,
+}
+
+impl SessionIdentity {
+    /// A root session's identity.
+    pub fn root(session_id: impl Into<String>, tenant: impl Into<String>) -> Self {
+        SessionIdentity {
+            session_id: session_id.into(),
+            tenant: tenant.into(),
+            lineage: Vec::new(),
+            depth: 0,
+        }
+    }
+
+    /// The identity of a child of this session: same tenant, lineage extended, one level deeper.
+    #[must_use]
+    pub fn child(&self, session_id: impl Into<String>) -> Self {
+        let mut lineage = self.lineage.clone();
+        lineage.push(self.session_id.clone());
+        SessionIdentity {
+            session_id: session_id.into(),
+            tenant: self.tenant.clone(),
+            lineage,
+            depth: self.depth + 1,
+        }
+    }
+}
+
+/// Everything a session offers its tools: one field per capability, and the application's
+/// shared objects by type ([`with_state`](Self::with_state)).
+///
+/// Optional fields are `Option`s, so a narrower session simply lacks them (a subagent has no
+/// chat, a session at the maximum depth no factory). A tool never sees this type: its body gets a
+/// [`Ctx`](crate::Ctx) narrowed to its declared capabilities.
+///
+/// ```
+/// use std::sync::Arc;
+/// use cy_tools::{memory::MemorySandbox, Capability, SessionIdentity, ToolContext};
+///
+/// let ctx = ToolContext::new(SessionIdentity::root("s-1", "acme"))
+///     .with_env(Arc::new(MemorySandbox::new()));
+/// assert!(ctx.provides().contains(Capability::Env));
+/// assert!(!ctx.provides().contains(Capability::Chat));
+/// ```
+#[derive(Clone)]
+pub struct ToolContext {
+    pub(crate) fields: Fields,
+    pub(crate) state: StateMap,
+}
+
+/// What the context holds for a capability of each kind.
+macro_rules! held_type {
+    (identity($ty:ident)) => { $ty };
+    (service($ty:ident, $setter:ident)) => { Option<Arc<dyn $ty>> };
+}
+
+/// A new context's value for a capability of each kind.
+macro_rules! held_initial {
+    (identity($ty:ident), $identity:ident) => {
+        $identity
+    };
+    (service($ty:ident, $setter:ident), $identity:ident) => {
+        None
+    };
+}
+
+/// Whether a capability of each kind is there.
+macro_rules! held_present {
+    (identity($ty:ident), $field:expr) => {
+        true
+    };
+    (service($ty:ident, $setter:ident), $field:expr) => {
+        $field.is_some()
+    };
+}
+
+/// The setter of a service capability (an identity is given to [`ToolContext::new`]).
+macro_rules! held_setter {
+    (identity($ty:ident), $name:ident, $doc:literal) => {};
+    (service($ty:ident, $setter:ident), $name:ident, $doc:literal) => {
+        #[doc = concat!("Provides the `", stringify!($name), "` capability. ", $doc)]
+        #[must_use]
+        pub fn $setter(mut self, service: Arc<dyn $ty>) -> Self {
+            self.fields.$name = Some(service);
+            self
+        }
+    };
+}
+
+macro_rules! define_context {
+    ($($variant:ident $name:ident $kind:ident($($held:tt)*) $doc:literal $missing:literal;)*) => {
+        /// The capability fields, one per row of the capability table.
+        #[derive(Clone)]
+        pub(crate) struct Fields {
+            $( pub(crate) $name: held_type!($kind($($held)*)), )*
+        }
+
+        impl ToolContext {
+            /// A context with only a session identity; add the services with the `with_*`
+            /// methods.
+            pub fn new(session: SessionIdentity) -> Self {
+                ToolContext {
+                    fields: Fields {
+                        $( $name: held_initial!($kind($($held)*), session), )*
+                    },
+                    state: StateMap::default(),
+                }
+            }
+
+            $( held_setter!($kind($($held)*), $name, $doc); )*
+
+            /// The capabilities this context can grant: `session` always, the others when
+            /// present.
+            pub fn provides(&self) -> Capabilities {
+                Capabilities::NONE
+                    $( .with_if(Capability::$variant, held_present!($kind($($held)*), self.fields.$name)) )*
+            }
+        }
+    };
+}
+
+capability_table!(define_context);
+
+impl ToolContext {
+    /// The session's identity.
+    pub fn session(&self) -> &SessionIdentity {
+        &self.fields.session
+    }
+
+    /// Adds an application object that tools reach by its type: a tool that takes
+    /// `State<'_, T>` (or a definition that declares it with
+    /// [`needs_state`](crate::ToolDefinition::needs_state)) gets this value. A second value of
+    /// the same type replaces the first.
+    ///
+    /// ```
+    /// use cy_tools::{SessionIdentity, StateType, ToolContext};
+    ///
+    /// struct Db { url: String }
+    /// let context = ToolContext::new(SessionIdentity::root("s-1", "acme"))
+    ///     .with_state(Db { url: "postgres://db".into() });
+    /// assert!(context.has_state(StateType::of::<Db>()));
+    /// assert_eq!(context.state::<Db>().unwrap().url, "postgres://db");
+    /// ```
+    #[must_use]
+    pub fn with_state<T: AppState>(self, value: T) -> Self {
+        self.with_shared_state(Arc::new(value))
+    }
+
+    /// [`with_state`](Self::with_state) for a value already shared (one pool for every
+    /// session of an application).
+    #[must_use]
+    pub fn with_shared_state<T: AppState>(mut self, value: Arc<T>) -> Self {
+        self.state = self.state.with(StateType::of::<T>(), value);
+        self
+    }
+
+    /// Adds every object of `state` (the objects an application gives all its sessions).
+    #[must_use]
+    pub fn with_state_map(mut self, state: &StateMap) -> Self {
+        self.state = self.state.merged(state);
+        self
+    }
+
+    /// The application object of type `T`, when the context has one.
+    pub fn state<T: 'static>(&self) -> Option<&T> {
+        self.state.get::<T>()
+    }
+
+    /// Whether the context has an object of type `ty`.
+    pub fn has_state(&self, ty: StateType) -> bool {
+        self.state.contains(ty)
+    }
+
+    /// The application objects the context holds.
+    pub fn state_map(&self) -> &StateMap {
+        &self.state
+    }
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("session", self.session())
+            .field("provides", &self.provides().to_string())
+            .field("state", &self.state)
+            .finish()
+    }
+}
+
+/// A context as binding takes it: owned or borrowed (put in a new `Arc`; cloning a context
+/// only counts references) or already shared, as a [`Session`](crate::Session) holds it.
+///
+/// ```
+/// use std::sync::Arc;
+/// use cy_tools::{SessionIdentity, ToolContext, ToolRegistry};
+///
+/// let registry = ToolRegistry::new();
+/// let context = Arc::new(ToolContext::new(SessionIdentity::root("s-1", "acme")));
+/// assert!(registry.build(&["a"], &context).is_empty());
+/// assert!(registry.build(&["a"], &*context).is_empty());
+/// ```
+pub trait IntoSharedContext {
+    /// The context, shared.
+    fn into_shared(self) -> Arc<ToolContext>;
+}
+
+impl IntoSharedContext for ToolContext {
+    fn into_shared(self) -> Arc<ToolContext> {
+        Arc::new(self)
+    }
+}
+
+impl IntoSharedContext for &ToolContext {
+    fn into_shared(self) -> Arc<ToolContext> {
+        Arc::new(self.clone())
+    }
+}
+
+impl IntoSharedContext for Arc<ToolContext> {
+    fn into_shared(self) -> Arc<ToolContext> {
+        self
+    }
+}
+
+impl IntoSharedContext for &Arc<ToolContext> {
+    fn into_shared(self) -> Arc<ToolContext> {
+        Arc::clone(self)
+    }
+}

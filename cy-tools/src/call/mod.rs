@@ -1,0 +1,42 @@
+//! Calls: what a model sends a tool and what it gets back.
+//!
+//! A [`ToolCall`] is the call as sent (its arguments in any of the forms providers use); a tool
+//! body gets [`CallInfo`] (the call's id and cancellation) besides its arguments and returns
+//! anything [`IntoToolResult`]; the answer is a [`ToolResult`] of [`Content`] blocks, with
+//! structured JSON when the tool returns [`Json`].
+
+use std::future::Future;
+
+use crate::BoxFuture;
+
+pub(crate) mod args;
+mod info;
+mod into_result;
+mod problem;
+mod result;
+mod taking;
+
+pub use info::{CallInfo, ToolCall};
+pub use into_result::{IntoToolResult, Json, ToolError};
+pub use problem::{ArgProblem, ArgsError, ProblemKind};
+pub use result::{Content, ToolResult};
+
+/// Boxes a tool body's future and converts its output into a [`ToolResult`]: what `#[tool]`
+/// wraps every function in, and what a hand-written handler can end with. One generic body for
+/// every tool, so the compiler checks it once instead of once per tool.
+///
+/// ```
+/// use cy_tools::{BoxFuture, CallInfo, Ctx, ToolResult};
+/// use cy_tools::call::box_result;
+///
+/// fn handler<'a>(_: (), _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
+///     box_result(async { Ok::<_, std::io::Error>("done") })
+/// }
+/// ```
+pub fn box_result<'a, F>(future: F) -> BoxFuture<'a, ToolResult>
+where
+    F: Future + Send + 'a,
+    F::Output: IntoToolResult,
+{
+    Box::pin(async move { future.await.into_tool_result() })
+}

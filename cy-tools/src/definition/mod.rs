@@ -1,0 +1,28 @@
+//! Definitions: what a tool is before any session exists.
+//!
+//! A definition is a `'static` value — [`ToolMeta`] (name, description, annotations, timeout,
+//! the application state it needs), the declared capabilities, the parameter schema and a
+//! body — that holds no live reference, so it sits in a `static` and is shared by every
+//! session. `#[tool]` writes a [`ToolDefinition`] from an `async fn`; [`RawToolDefinition`]
+//! takes a hand-written JSON Schema; both are a [`Definition`] once their types are erased,
+//! which is what registries hold and binding takes.
+
+mod annotations;
+mod arg;
+mod erased;
+mod meta;
+mod name;
+mod raw;
+pub(crate) mod schema;
+mod typed;
+mod validate;
+
+pub use annotations::ToolAnnotations;
+pub use arg::{Arg, ArgDeserialize, ArgReader, ArgSchema, ArgSchemaFns, deserialize_arg};
+pub use erased::Definition;
+pub use meta::ToolMeta;
+pub(crate) use name::name_problem;
+pub use name::{MAX_TOOL_NAME_LEN, is_valid_tool_name};
+pub use raw::{RawHandler, RawToolDefinition};
+pub use schema::Schema;
+pub use typed::{Handler, ToolDefinition};
