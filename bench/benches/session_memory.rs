@@ -16,7 +16,8 @@ use std::alloc::System;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use cy_tools::{DynTool, Schema, ToolContext, ToolRegistry, Toolset};
+use cy_tools::definition::Definition;
+use cy_tools::{Schema, ToolContext, ToolRegistry, Toolset};
 use cy_tools_bench::generated::{self, SchemaSize};
 use cy_tools_bench::{ours, peer_rmcp::RmcpTools};
 use serde_json::{Value, json};
@@ -106,7 +107,7 @@ fn generated_registry(
     size: SchemaSize,
 ) -> (ToolRegistry, Vec<&'static str>, i64, usize) {
     let ((registry, names, schema_bytes), process_bytes) = retained(|| {
-        let definitions: Vec<&'static dyn DynTool> = generated::definitions(count, size);
+        let definitions: Vec<&'static dyn Definition> = generated::definitions(count, size);
         let (registry, names) = generated::registry(&definitions);
         // The first bind generates, canonicalizes and compiles each schema.
         let warm = registry.build(&names, &generated::session_context(0));

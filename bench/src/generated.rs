@@ -14,10 +14,8 @@
 
 use std::sync::Arc;
 
-use cy_tools::{
-    BoxFuture, CallInfo, Ctx, DynTool, RawToolDefinition, SessionIdentity, ToolContext,
-    ToolRegistry, ToolResult,
-};
+use cy_tools::definition::Definition;
+use cy_tools::{BoxFuture, CallInfo, Ctx, RawToolDefinition, SessionIdentity, ToolContext, ToolRegistry, ToolResult};
 use serde_json::{Map, Value, json};
 
 /// How big each generated tool's parameter schema is.
@@ -102,7 +100,7 @@ fn echo<'a>(args: Value, _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResul
 
 /// `count` definitions named `tool_0000`, `tool_0001`, … with schemas of `size`, leaked so they
 /// are `'static` like a `#[tool]` static. Call once per process and size.
-pub fn definitions(count: usize, size: SchemaSize) -> Vec<&'static dyn DynTool> {
+pub fn definitions(count: usize, size: SchemaSize) -> Vec<&'static dyn Definition> {
     (0..count)
         .map(|i| {
             let name: &'static str = Box::leak(format!("tool_{i:04}").into_boxed_str());
@@ -113,7 +111,7 @@ pub fn definitions(count: usize, size: SchemaSize) -> Vec<&'static dyn DynTool> 
                     size.source(),
                     echo,
                 )));
-            definition as &'static dyn DynTool
+            definition as &'static dyn Definition
         })
         .collect()
 }
@@ -122,7 +120,7 @@ pub fn definitions(count: usize, size: SchemaSize) -> Vec<&'static dyn DynTool> 
 ///
 /// # Panics
 /// When two definitions share a name.
-pub fn registry(definitions: &[&'static dyn DynTool]) -> (ToolRegistry, Vec<&'static str>) {
+pub fn registry(definitions: &[&'static dyn Definition]) -> (ToolRegistry, Vec<&'static str>) {
     let mut registry = ToolRegistry::new();
     let mut names = Vec::with_capacity(definitions.len());
     for &definition in definitions {

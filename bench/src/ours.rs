@@ -105,7 +105,7 @@ pub async fn summarize_stats(#[args] p: SummarizeStats) -> String {
 }
 
 /// The 16 definitions, in the order a session lists them.
-pub const DEFINITIONS: [&'static dyn cy_tools::DynTool; 16] = [
+pub const DEFINITIONS: [&'static dyn cy_tools::definition::Definition; 16] = [
     &READ_FILE,
     &WRITE_FILE,
     &LIST_DIR,

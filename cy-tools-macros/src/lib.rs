@@ -41,7 +41,7 @@ use proc_macro::TokenStream;
 ///     Ok(lines.join("\n"))
 /// }
 ///
-/// # use cy_tools::DynTool;
+/// # use cy_tools::definition::Definition;
 /// assert_eq!(READ_FILE.name(), "read_file");
 /// assert_eq!(READ_FILE.description(), "Read a UTF-8 text file from the session workspace.");
 /// assert_eq!(
@@ -68,10 +68,14 @@ use proc_macro::TokenStream;
 ///     you when the lifetime is left out);
 ///   * a context field taken directly: `env: &dyn Sandbox`, `executor: &dyn CodeExecutor`,
 ///     `session: &SessionIdentity`, `factory: &dyn SessionFactory`, `store: &dyn ExecutionLog`,
-///     `coordinator: &dyn Coordinator` or `chat: &dyn Chat`. Its capability must be declared.
+///     `coordinator: &dyn Coordinator` or `chat: &dyn Chat`. Its capability must be declared;
+///   * an application object: `db: State<'_, Db>`, the `Db` the application gave the session
+///     (`ToolContext::with_state`, or `with_state` on a session factory for all its sessions).
+///     Binding leaves the tool out of a session without one, with the reason, so the body always
+///     has it. `Db` must be `Send + Sync + 'static`.
 ///
 ///   The context parameters are recognized by the last segment of their type's path (`Ctx`,
-///   `cy_tools::Ctx` and `prelude::Ctx` all work), so a type of your own named `Ctx`,
+///   `cy_tools::Ctx` and `prelude::Ctx` all work), so a type of your own named `Ctx`, `State`,
 ///   `CallInfo` or `Sandbox` cannot be an argument.
 /// * It returns anything that implements `IntoToolResult`: `String`, `&'static str`, `()`,
 ///   `serde_json::Value`, `Json<T>`, `ToolResult`, or `Result` of one of these with an error
@@ -139,7 +143,7 @@ use proc_macro::TokenStream;
 ///     (pair.a + pair.b).to_string()
 /// }
 ///
-/// # use cy_tools::DynTool;
+/// # use cy_tools::definition::Definition;
 /// assert_eq!(SAY.schema().unwrap().properties(), ["labels", "message", "volume"]);
 /// assert_eq!(ADD.name(), "add_numbers");
 /// ```
@@ -150,14 +154,20 @@ use proc_macro::TokenStream;
 /// scope and with the same visibility, for `async fn read_file`:
 ///
 /// * `ReadFileParams`: the argument struct, deriving `Deserialize` (with
-///   `deny_unknown_fields`) and `JsonSchema` through the runtime's re-exports. Not generated
-///   for an `#[args]` struct, which is used as it is.
-/// * `ReadFileCaps`: the capability set, an empty enum implementing `CapabilitySet` and one
-///   `Grants<cap::X>` per declared capability; `Ctx<'_>` in the signature becomes
+///   `deny_unknown_fields`) and `JsonSchema` through the runtime's re-exports
+///   (`cy_tools::serde`, `cy_tools::schemars`). Each argument is held as a
+///   `cy_tools::definition::Arg` of a small reader type generated beside it, which is the one
+///   place the argument's type must be `Deserialize` and `JsonSchema`: a type that is not gets
+///   one error, on that argument, naming the derive to add. Not generated for an `#[args]`
+///   struct, which is used as it is.
+/// * `ReadFileCaps`: the capability set, an alias of the `cy_tools::capability::Caps` type
+///   whose flags grant exactly the declared capabilities; `Ctx<'_>` in the signature becomes
 ///   `Ctx<'_, ReadFileCaps>`. Not generated when no capability is declared (the set is
-///   `NoCapabilities`).
+///   `NoCapabilities`). A grant cannot be added by hand: `Caps` and its grant traits are
+///   `cy_tools`'s, so such an impl breaks the orphan rule.
 /// * `READ_FILE`: the `static ToolDefinition<ReadFileParams, ReadFileCaps>`, with the name,
-///   description, annotations and timeout.
+///   description, annotations, timeout and the application state types its `State`
+///   parameters need.
 /// * An `inventory` registration of `READ_FILE`, so `ToolRegistry::linked()` finds it (unless
 ///   `register = false`).
 ///
@@ -174,7 +184,7 @@ use proc_macro::TokenStream;
 /// /// Tell the chat.
 /// #[tool(capabilities(env))]
 /// async fn tell(ctx: Ctx<'_>) -> String {
-///     let _ = ctx.chat(); // error: tool capability `Chat` is not granted to this tool
+///     let _ = ctx.chat(); // error: this tool uses `ctx.chat()` but does not declare the `chat` capability
 ///     String::new()
 /// }
 /// ```

@@ -73,7 +73,7 @@ fn bind(c: &mut Criterion) {
     let mut registry = ToolRegistry::new();
     for def in DEFS {
         registry
-            .register(cy_tools::DynTool::name(*def), *def)
+            .register(cy_tools::definition::Definition::name(*def), *def)
             .unwrap();
     }
     let names: Vec<&str> = registry.names();

@@ -1,72 +1,39 @@
 //! A session end to end: register tools, build a session's toolset from names, and make the
-//! calls a model would make, including the mistakes a model makes.
+//! calls a model would make, including the mistakes a model makes. (The tools are registered by
+//! hand, under names of this example's choosing; without `register = false` they would be in
+//! `ToolRegistry::linked()`.)
 //!
 //! Run with `cargo run -p cy-tools --example session`.
 
 use std::sync::Arc;
 
 use cy_tools::memory::{MemoryChat, MemorySandbox};
-use cy_tools::{
-    BoxFuture, CallInfo, CancellationToken, Ctx, Sandbox, SessionIdentity, ToolCall, ToolContext,
-    ToolDefinition, ToolRegistry, ToolResult, capability_set,
-};
-use serde::Deserialize;
+use cy_tools::prelude::*;
 use serde_json::json;
 
-/// Parameters of `read_text`.
-#[derive(Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct ReadText {
+/// Reads a UTF-8 text file from the workspace.
+#[tool(capabilities(env), read_only, register = false)]
+async fn read_text(
+    ctx: Ctx<'_>,
     /// Path relative to the workspace root.
     path: String,
+) -> Result<String, ToolError> {
+    let bytes = ctx.env().read(&path).await?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-capability_set!(ReadCaps: env);
-
-fn read_text<'a>(
-    p: ReadText,
-    ctx: Ctx<'a, ReadCaps>,
-    _: CallInfo<'a>,
-) -> BoxFuture<'a, ToolResult> {
-    Box::pin(async move {
-        match ctx.env().read(&p.path).await {
-            Ok(bytes) => ToolResult::text(String::from_utf8_lossy(&bytes)),
-            Err(err) => ToolResult::error(err.to_string()),
-        }
-    })
-}
-
-static READ_TEXT: ToolDefinition<ReadText, ReadCaps> = ToolDefinition::new(
-    "read_text",
-    "Reads a UTF-8 text file from the workspace.",
-    read_text,
-);
-
-/// Parameters of `say`.
-#[derive(Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Say {
+/// Sends a message to the people in the chat.
+#[tool(capabilities(chat, session), register = false)]
+async fn say(
+    chat: &dyn Chat,
+    session: &SessionIdentity,
     /// The message.
     text: String,
+) -> Result<&'static str, ToolError> {
+    let session_id = session.session_id.clone();
+    chat.send(ChatMessage { session_id, text }).await?;
+    Ok("sent")
 }
-
-capability_set!(ChatCaps: chat, session);
-
-fn say<'a>(p: Say, ctx: Ctx<'a, ChatCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
-    Box::pin(async move {
-        let message = cy_tools::ChatMessage {
-            session_id: ctx.session().session_id.clone(),
-            text: p.text,
-        };
-        match ctx.chat().send(message).await {
-            Ok(()) => ToolResult::text("sent"),
-            Err(err) => ToolResult::error(err.to_string()),
-        }
-    })
-}
-
-static SAY: ToolDefinition<Say, ChatCaps> =
-    ToolDefinition::new("say", "Sends a message to the people in the chat.", say);
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {

@@ -3,68 +3,51 @@
 //! Tools an LLM agent calls, as context-free definitions bound to a session only when the
 //! session is built.
 //!
-//! * A **definition** ([`ToolDefinition`], [`RawToolDefinition`]) is a `'static` value: name,
-//!   description, parameter type and its JSON Schema, declared capabilities, annotations and a
-//!   body. It holds no live reference.
-//! * A **context** ([`ToolContext`]) is one session's services: sandbox view, code executor,
-//!   identity, child-session factory, execution log, coordinator and chat.
-//! * **Binding** ([`bind_tool`], [`ToolRegistry::build`]) joins the two into an [`AgentTool`]
-//!   that a model loop or an MCP server calls. A tool body sees a [`Ctx`] narrowed to its
-//!   declared capabilities; touching anything else does not compile.
-//! * The **registry** resolves names to definitions, filled at link time, so a session spec
-//!   that carries only names can be rebuilt in any process.
-//!
-//! Besides the root's items, the public modules are [`prelude`] (what a tool author imports),
-//! [`cap`] (the capability markers a tool's `Ctx` is checked against) and [`memory`] (in-memory
-//! session services, for tests and for tools that need no host). The built-in tools and the
-//! real backends are in the `cy-tools-builtin` crate.
-//!
 //! ```
 //! use std::sync::Arc;
-//! use cy_tools::{capability_set, memory::MemorySandbox, BoxFuture, CallInfo, Ctx, SessionIdentity,
-//!     ToolCall, ToolContext, ToolDefinition, ToolFactory, ToolRegistry, ToolResult};
-//! use tokio_util::sync::CancellationToken;
+//! use cy_tools::{memory::MemorySandbox, prelude::*};
 //!
-//! /// Parameters of `read_text`.
-//! #[derive(serde::Deserialize, schemars::JsonSchema)]
-//! #[serde(deny_unknown_fields)]
-//! struct ReadText {
-//!     /// Path relative to the workspace root.
-//!     path: String,
+//! /// Counts the lines of a text file in the workspace.
+//! #[tool(capabilities(env), read_only)]
+//! async fn count_lines(ctx: Ctx<'_>, /** Path in the workspace. */ path: String) -> Result<String, ToolError> {
+//!     let text = ctx.env().read(&path).await?; // `ctx.chat()` here would not compile
+//!     Ok(text.split(|b| *b == b'\n').count().to_string())
 //! }
-//!
-//! capability_set!(ReadCaps: env);
-//!
-//! fn read_text<'a>(p: ReadText, ctx: Ctx<'a, ReadCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
-//!     Box::pin(async move {
-//!         match ctx.env().read(&p.path).await {
-//!             Ok(bytes) => ToolResult::text(String::from_utf8_lossy(&bytes)),
-//!             Err(err) => ToolResult::error(err.to_string()),
-//!         }
-//!     })
-//! }
-//!
-//! static READ_TEXT: ToolDefinition<ReadText, ReadCaps> =
-//!     ToolDefinition::new("read_text", "Reads a text file.", read_text);
 //!
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-//! let mut registry = ToolRegistry::new();
-//! registry.register("read_text", ToolFactory::new(&READ_TEXT)).unwrap();
-//!
 //! let sandbox = Arc::new(MemorySandbox::new());
-//! # use cy_tools::Sandbox;
-//! sandbox.write("a.txt", b"hello".to_vec()).await.unwrap();
+//! sandbox.write("notes.txt", b"one\ntwo".to_vec()).await.unwrap();
 //! let context = ToolContext::new(SessionIdentity::root("s-1", "acme")).with_env(sandbox);
-//! let tools = registry.build(&["read_text"], &context);
+//! let tools = ToolRegistry::linked().unwrap().build(&["count_lines"], &context);
+//! let call = ToolCall::new("c1", serde_json::json!({"path": "notes.txt"}));
+//! let result = tools.execute("count_lines", call, &CancellationToken::new()).await;
+//! assert_eq!(result.text_content(), "2");
 //!
-//! let result = tools.execute("read_text", ToolCall::new("c1", serde_json::json!({"path": "a.txt"})), &CancellationToken::new()).await;
-//! assert_eq!(result.text_content(), "hello");
-//!
-//! let wrong = tools.execute("read_text", ToolCall::new("c2", serde_json::json!({"path": 3})), &CancellationToken::new()).await;
-//! assert!(wrong.is_error);
-//! assert_eq!(wrong.text_content(), "invalid arguments for `read_text`: `path`: expected a string, got integer `3`; valid fields are `path` (string, required)");
+//! let wrong = ToolCall::new("c2", serde_json::json!({"path": 3}));
+//! let wrong = tools.execute("count_lines", wrong, &CancellationToken::new()).await;
+//! assert_eq!(wrong.text_content(), "invalid arguments for `count_lines`: `path`: expected a string, got integer `3`; valid fields are `path` (string, required)");
 //! # });
 //! ```
+//!
+//! * A **definition** ([`definition`]) is a `'static` value: name, description, parameter type
+//!   and its JSON Schema, declared capabilities, the application state it needs, annotations
+//!   and a body. It holds no live reference. `#[tool]` writes one from an `async fn`; the
+//!   [`definition`] module shows what it writes, by hand.
+//! * A **context** ([`ToolContext`]) is one session's services (sandbox view, code executor,
+//!   identity, child-session factory, execution log, coordinator, chat) and the application's
+//!   [`state`] objects.
+//! * **Binding** ([`binding`]) joins the two: [`ToolRegistry::build`] turns a session's tool
+//!   names into [`BoundTool`]s, leaving out (with the reason) a tool whose declared
+//!   [`capability`] or state the context lacks. A body sees a [`Ctx`] narrowed to its declared
+//!   capabilities; touching anything else does not compile, and a grant cannot be forged.
+//! * A **call** ([`call`]) always answers with a [`ToolResult`]: wrong arguments, a panic, a
+//!   timeout and cancellation are error results that name the problem and the fix.
+//! * The **registry** resolves names to definitions, filled at link time, so a [`session`] spec
+//!   that carries only names can be rebuilt in any process. [`services`] are the traits a
+//!   context's services implement (real ones in `cy-tools-builtin`, in-memory ones in
+//!   [`memory`]); [`dialect`] exports tools in OpenAI's, Anthropic's, Gemini's and MCP's forms.
+//!
+//! The root holds the names most code uses; [`prelude`] is what a tool author imports.
 
 pub mod binding;
 pub mod call;

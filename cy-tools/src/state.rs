@@ -197,7 +197,6 @@ impl fmt::Debug for StateMap {
 ///     format!("{}, {name}!", greeting.0)
 /// }
 ///
-/// # use cy_tools::DynTool;
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let context = ToolContext::new(SessionIdentity::root("s-1", "acme"))
 ///     .with_state(Greeting("Hello".into()));

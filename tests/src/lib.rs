@@ -19,3 +19,9 @@ pub mod search;
 pub mod runtime {
     pub use cy_tools as reexported;
 }
+
+/// The README's Rust code blocks, compiled and run as this crate's doctests, so the README's
+/// examples cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;

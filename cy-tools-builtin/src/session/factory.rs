@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cy_tools::memory::MemoryCoordinator;
+use cy_tools::state::{AppState, StateMap};
 use cy_tools::{
     CancellationToken, Capability, Chat, ChildOutcome, ChildRequest, CodeExecutor, Coordinator,
     ExecutionLog, ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore,
@@ -73,6 +74,7 @@ struct Host {
     base_dir: Option<PathBuf>,
     exec_limits: ExecLimits,
     run_slots: RunSlots,
+    state: StateMap,
 }
 
 impl LocalSessionFactory {
@@ -96,6 +98,7 @@ impl LocalSessionFactory {
                 base_dir: None,
                 exec_limits: ExecLimits::default(),
                 run_slots: RunSlots::for_this_host(),
+                state: StateMap::new(),
             }),
         }
     }
@@ -188,6 +191,22 @@ impl LocalSessionFactory {
     #[must_use]
     pub fn with_run_slots(mut self, slots: RunSlots) -> Self {
         self.host_mut().run_slots = slots;
+        self
+    }
+
+    /// The same factory giving every session it builds (roots, children, resumed sessions)
+    /// the application object `value`, which tools take as `State<'_, T>`. One object is shared
+    /// by all of them; a second of the same type replaces the first.
+    #[must_use]
+    pub fn with_state<T: AppState>(self, value: T) -> Self {
+        self.with_shared_state(Arc::new(value))
+    }
+
+    /// [`with_state`](Self::with_state) for an object the application shares already.
+    #[must_use]
+    pub fn with_shared_state<T: AppState>(mut self, value: Arc<T>) -> Self {
+        let host = self.host_mut();
+        host.state = std::mem::take(&mut host.state).insert_shared(value);
         self
     }
 
@@ -440,7 +459,8 @@ impl LocalSessionFactory {
             .with_env(Arc::clone(&env))
             .with_executor(self.executor(&spec, &env)?)
             .with_store(Arc::clone(&log))
-            .with_coordinator(self.coordinator(&spec.identity.tenant));
+            .with_coordinator(self.coordinator(&spec.identity.tenant))
+            .with_state_map(&self.host.state);
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
         if spec.chat && spec.identity.lineage.is_empty() {
             context = context.with_chat(Arc::clone(&self.host.chat));

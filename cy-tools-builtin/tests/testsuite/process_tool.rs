@@ -4,10 +4,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use cy_tools::definition::Definition;
 use cy_tools::memory::MemorySandbox;
 use cy_tools::{
-    BoundTool, CancellationToken, DynTool, Sandbox, SessionIdentity, ToolCall, ToolContext,
-    ToolRegistry, ToolResult, bind_tool,
+    BoundTool, CancellationToken, Sandbox, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
+    ToolResult, bind_tool,
 };
 use cy_tools_builtin::tools::process::PROCESS;
 use cy_tools_builtin::{ExecLimits, LocalSandbox, SessionEnv};

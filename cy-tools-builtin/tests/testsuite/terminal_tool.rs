@@ -260,7 +260,7 @@ async fn a_workspace_that_runs_no_commands_says_so() {
 fn the_tool_is_registered_needs_only_env_and_is_annotated_truthfully() {
     let registry = ToolRegistry::linked().unwrap();
     assert!(registry.names().contains(&"terminal"));
-    use cy_tools::DynTool;
+    use cy_tools::definition::Definition;
     assert_eq!(TERMINAL.capabilities().to_string(), "env");
     let annotations = TERMINAL.annotations();
     assert!(annotations.open_world);

@@ -5,7 +5,8 @@
 //! body — that holds no live reference, so it sits in a `static` and is shared by every
 //! session. `#[tool]` writes a [`ToolDefinition`] from an `async fn`; [`RawToolDefinition`]
 //! takes a hand-written JSON Schema; both are a [`Definition`] once their types are erased,
-//! which is what registries hold and binding takes.
+//! which is what registries hold and binding takes. [`ToolDefinition`]'s documentation shows a
+//! tool written by hand, which is what `#[tool]` writes.
 
 mod annotations;
 mod arg;

@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use cy_tools::{Dialect, SessionIdentity, ToolContext, ToolRegistry};
-//! # use cy_tools::{BoxFuture, CallInfo, Ctx, ToolDefinition, ToolFactory, ToolResult};
+//! # use cy_tools::{BoxFuture, CallInfo, Ctx, ToolDefinition, ToolResult};
 //! # #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! # #[serde(deny_unknown_fields)]
 //! # struct P { /// How many.
@@ -17,7 +17,7 @@
 //! # fn f<'a>(_: P, _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> { Box::pin(async { ToolResult::text("") }) }
 //! # static COUNT: ToolDefinition<P> = ToolDefinition::new("count", "Counts.", f);
 //! # let mut registry = ToolRegistry::new();
-//! # registry.register("count", ToolFactory::new(&COUNT)).unwrap();
+//! # registry.register("count", &COUNT).unwrap();
 //! let tools = registry.build(&["count"], &ToolContext::new(SessionIdentity::root("s", "t")));
 //! let openai = Dialect::OpenAiStrict.export(tools.get("count").unwrap()).unwrap();
 //! assert_eq!(openai["function"]["strict"], true);

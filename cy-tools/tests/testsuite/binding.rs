@@ -3,10 +3,9 @@
 use std::sync::Arc;
 
 use crate::support::*;
+use cy_tools::definition::Definition;
 use cy_tools::memory::MemorySandbox;
-use cy_tools::{
-    BindError, Capabilities, Capability, Ctx, DynTool, Sandbox, ToolAnnotations, bind_tool,
-};
+use cy_tools::{BindError, Capabilities, Capability, Ctx, Sandbox, ToolAnnotations, bind_tool};
 use serde_json::json;
 
 #[test]

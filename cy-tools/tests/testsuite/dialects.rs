@@ -3,9 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use cy_tools::{
-    BoxFuture, CallInfo, Ctx, Dialect, DynTool, ToolAnnotations, ToolDefinition, ToolResult,
-};
+use cy_tools::definition::Definition;
+use cy_tools::{BoxFuture, CallInfo, Ctx, Dialect, ToolAnnotations, ToolDefinition, ToolResult};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -102,7 +101,7 @@ static LABEL: ToolDefinition<LabelParams> =
     ToolDefinition::new("label", "Sets labels.", noop::<LabelParams>);
 static NOTHING: ToolDefinition<()> = ToolDefinition::new("nothing", "Takes nothing.", noop::<()>);
 
-fn export(dialect: Dialect, def: &dyn DynTool) -> Value {
+fn export(dialect: Dialect, def: &dyn Definition) -> Value {
     dialect.export_definition(def.name(), def).unwrap()
 }
 

@@ -1,7 +1,8 @@
 //! `#[tool]` functions of this application register themselves at link time, beside the tools
 //! of every other linked crate; `register = false` keeps one out.
 
-use cy_tools::{DynTool, ToolRegistry};
+use cy_tools::ToolRegistry;
+use cy_tools::definition::Definition;
 use cy_tools_tests::misc;
 
 const OURS: [&str; 8] = [
@@ -49,10 +50,10 @@ fn register_false_stays_out_until_registered_by_hand() {
 #[test]
 fn linked_definition_is_the_generated_static() {
     let registry = ToolRegistry::linked().expect("linked");
-    let linked: *const dyn DynTool = registry
+    let linked: *const dyn Definition = registry
         .definition("add_numbers")
         .expect("registered under `name = ...`");
-    let generated: *const dyn DynTool = &misc::ADD;
+    let generated: *const dyn Definition = &misc::ADD;
     assert!(std::ptr::addr_eq(linked, generated));
 }
 

@@ -1,11 +1,11 @@
 //! One reviewed snapshot per `#[tool]` example: what a provider is shown (name, description,
 //! annotations, declared capabilities, timeout and the canonical parameter schema).
 
-use cy_tools::DynTool;
+use cy_tools::definition::Definition;
 use cy_tools_tests::{files, misc, search};
 use serde_json::{Value, json};
 
-fn shown(tool: &dyn DynTool) -> Value {
+fn shown(tool: &dyn Definition) -> Value {
     json!({
         "name": tool.name(),
         "description": tool.description(),

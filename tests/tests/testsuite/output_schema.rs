@@ -1,8 +1,9 @@
 //! A tool returning `Json<T>` declares `T`'s schema as its MCP `outputSchema` when `T` is an
 //! object with a schema; other payloads (a list, or a type without `JsonSchema`) declare none.
 
+use cy_tools::Dialect;
+use cy_tools::definition::Definition;
 use cy_tools::prelude::*;
-use cy_tools::{Dialect, DynTool};
 use serde::Serialize;
 use serde_json::json;
 

@@ -1,10 +1,8 @@
 //! Every capability, through `Ctx` and as context fields taken directly.
 
 use cy_tools::prelude::*;
-use cy_tools::{
-    CapabilitySet, Capabilities, Chat, CodeExecutor, Coordinator, DynTool, ExecutionLog, Sandbox,
-    SessionFactory,
-};
+use cy_tools::definition::Definition;
+use cy_tools::{CapabilitySet, Capabilities, Chat, CodeExecutor, Coordinator, ExecutionLog, Sandbox, SessionFactory};
 
 /// Touch everything.
 #[tool(capabilities(env, execute_code, session, factory, store, coordinator, chat))]

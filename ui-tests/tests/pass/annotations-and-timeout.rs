@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use cy_tools::{DynTool, ToolAnnotations, tool};
+use cy_tools::definition::Definition;
+use cy_tools::{ToolAnnotations, tool};
 
 /// For people reading the code.
 #[tool(

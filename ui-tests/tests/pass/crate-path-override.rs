@@ -4,7 +4,7 @@ mod runtime {
     pub use cy_tools as reexported;
 }
 
-use cy_tools::DynTool;
+use cy_tools::definition::Definition;
 
 /// Count characters.
 #[runtime::reexported::tool(crate = crate::runtime::reexported)]

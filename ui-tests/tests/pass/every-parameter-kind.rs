@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use cy_tools::memory::MemorySandbox;
 use cy_tools::prelude::*;
-use cy_tools::{DynTool, Sandbox, ToolCall};
+use cy_tools::definition::Definition;
+use cy_tools::{Sandbox, ToolCall};
 
 /// Describe the call.
 #[tool(capabilities(env, session))]

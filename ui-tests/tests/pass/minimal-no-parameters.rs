@@ -1,6 +1,7 @@
 //! The smallest tool: a doc comment and an `async fn` without parameters.
 
-use cy_tools::{DynTool, ToolRegistry, tool};
+use cy_tools::definition::Definition;
+use cy_tools::{ToolRegistry, tool};
 
 /// Answer `pong`.
 #[tool]

@@ -2,7 +2,8 @@
 
 use std::collections::HashMap;
 
-use cy_tools::{DynTool, tool};
+use cy_tools::definition::Definition;
+use cy_tools::{tool};
 
 /// A colour.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

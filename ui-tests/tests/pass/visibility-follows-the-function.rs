@@ -15,7 +15,8 @@ mod tools {
     }
 }
 
-use cy_tools::{CapabilitySet, Capability, DynTool, ToolDefinition};
+use cy_tools::definition::Definition;
+use cy_tools::{CapabilitySet, Capability, ToolDefinition};
 
 static SAME: &ToolDefinition<tools::ReadParams, tools::ReadCaps> = &tools::READ;
 

@@ -7,6 +7,7 @@ mod cross_process;
 mod factory;
 mod kill9;
 mod runner;
+mod state;
 
 use std::path::Path;
 
