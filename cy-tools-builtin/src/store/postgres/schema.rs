@@ -28,6 +28,8 @@ CREATE TABLE cy_sessions (
     id         text   NOT NULL,
     parent     text,
     spec       text   NOT NULL,
+    -- Written once: a create retried after a lost answer knows its own row.
+    spec_key   text   NOT NULL,
     created_ms bigint NOT NULL,
     seq        bigserial NOT NULL,
     PRIMARY KEY (tenant, id)

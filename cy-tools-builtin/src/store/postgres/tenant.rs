@@ -148,42 +148,44 @@ impl SpecStore for TenantStore {
                 return Err(self.other_tenant(spec));
             }
             let text = json(spec)?;
+            let spec_key = self.shared.keys.next();
             let (pool, tenant, id) = (&self.shared.pool, &*self.tenant, spec.id());
             let parent = spec.identity.lineage.last();
-            let text = &text;
-            // A retry after a lost answer finds its own row: the same spec is not a conflict.
-            let stored: Option<String> = self
+            let (text, spec_key) = (&text, &spec_key);
+            // A retry after a lost answer finds its own row by its key: not a conflict.
+            let ours = self
                 .shared
                 .target
                 .retry("storing a session spec", move || async move {
                     let client = pool.get().await?;
                     let inserted = client
                         .execute(
-                            "INSERT INTO cy_sessions (tenant, id, parent, spec, created_ms) VALUES ($1, $2, $3, $4, $5)
+                            "INSERT INTO cy_sessions (tenant, id, parent, spec, spec_key, created_ms) VALUES ($1, $2, $3, $4, $5, $6)
                              ON CONFLICT (tenant, id) DO NOTHING",
-                            &[&tenant, &id, &parent, &text, &now_ms()],
+                            &[&tenant, &id, &parent, text, spec_key, &now_ms()],
                         )
                         .await?;
                     if inserted == 1 {
-                        return Ok(None);
+                        return Ok(true);
                     }
                     let row = client
                         .query_one(
-                            "SELECT spec FROM cy_sessions WHERE tenant = $1 AND id = $2",
+                            "SELECT spec_key FROM cy_sessions WHERE tenant = $1 AND id = $2",
                             &[&tenant, &id],
                         )
                         .await?;
-                    Ok(Some(row.try_get::<_, String>(0)?))
+                    Ok(row.try_get::<_, String>(0)? == *spec_key)
                 })
                 .await?;
-            match stored {
-                Some(other) if other != *text => Err(ServiceError::new(
+            if ours {
+                Ok(())
+            } else {
+                Err(ServiceError::new(
                     ServiceErrorKind::InvalidInput,
                     format!(
                         "a session `{id}` is already stored; resume it, or create the new one under another id"
                     ),
-                )),
-                _ => Ok(()),
+                ))
             }
         })
     }
