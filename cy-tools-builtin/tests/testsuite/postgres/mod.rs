@@ -4,6 +4,7 @@
 //! a signal from one waking a wait in the other, a worker killed with SIGKILL mid-call, and the
 //! server restarted under a call.
 
+mod cli;
 mod kill9;
 mod old_specs;
 mod restart;
