@@ -11,6 +11,7 @@ mod restart;
 mod signals;
 mod store;
 mod tenants;
+mod wake_latency;
 mod workers;
 
 use std::path::Path;
