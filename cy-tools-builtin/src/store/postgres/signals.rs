@@ -31,7 +31,7 @@ impl TenantStore {
                 let statement = client
                     .prepare_cached(
                         "WITH mine AS (
-                             SELECT payload FROM cy_signals WHERE taken_by = $4
+                             SELECT payload FROM cy_signals WHERE tenant = $1 AND taken_by = $4
                          ), took AS (
                              UPDATE cy_signals SET taken_by = $4, taken_ms = $5
                              WHERE seq = (
