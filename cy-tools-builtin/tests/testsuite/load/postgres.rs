@@ -3,7 +3,8 @@
 //! merges their figures and counts the store's records over every tenant (lost or misplaced:
 //! goal 0; cross-tenant reads: goal 0).
 //!
-//! Scale as for the SQLite run (`CY_LOAD_SESSIONS`, `CY_LOAD_CALLS`, ...), plus
+//! Scale as for the SQLite run (`CY_LOAD_SESSIONS`, `CY_LOAD_CALLS`, ...; `CY_LOAD_PROCS` is
+//! shared out between the workers), plus
 //! `CY_LOAD_TENANTS` (default 4). Needs `CY_TEST_POSTGRES_URL` (see `support::postgres`); the
 //! full run, beside the SQLite one, is `scripts/load-test-postgres`.
 
@@ -66,7 +67,10 @@ fn postgres_load_worker() {
         var(URL_VAR),
     );
     let worker: usize = worker.parse().unwrap();
-    let config = Config::from_env();
+    let mut config = Config::from_env();
+    // `CY_LOAD_PROCS` is the host's Python runs in flight, as in the one-process SQLite run:
+    // shared out between the workers, so both runs ask the same of the host.
+    config.procs = config.procs.map(|n| n.div_ceil(WORKERS));
     let dir = tempfile::tempdir().unwrap();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
