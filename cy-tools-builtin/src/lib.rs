@@ -20,6 +20,7 @@
 //! | feature | adds |
 //! |---|---|
 //! | `sessions` | [`session`] (sessions built from a spec, resumed in any process, narrowed for children), [`store`] (their SQLite store), and the tools that need a session: `delegate`, `workflow`, `signal`, `send_message` |
+//! | `postgres` | `store::PostgresStore`: the sessions' specs, log, chat and signals in one PostgreSQL database shared by any number of workers; [`LocalSessionFactory::connect`](session::LocalSessionFactory::connect) picks the store by URL (implies `sessions`) |
 //! | `remote` | [`executor::RemoteExecutor`]: code runs on a control server over HTTP |
 //! | `code-mode` | [`code_mode`]: code run by `execute_code` calls the session's tools back |
 //! | `control-server` | [`control_server`]: the host end of the remote executor (implies `code-mode`) |
@@ -69,3 +70,5 @@ pub use executor::RemoteExecutor;
 pub use session::{LocalSessionFactory, Session, SubagentRunner};
 #[cfg(feature = "sessions")]
 pub use store::SqliteStore;
+#[cfg(feature = "postgres")]
+pub use store::{PostgresStore, TenantStore};

@@ -47,17 +47,34 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
             ))
         })?,
     };
-    let tools = session::open(&args.session, Some(std::slice::from_ref(&args.tool)))?;
-    let tool = tools
+    let runtime = CommandRuntime::new()?;
+    let opened = session::open(
+        &args.session,
+        Some(std::slice::from_ref(&args.tool)),
+        &runtime,
+    )?;
+    let tool = opened
+        .tools
         .get(&args.tool)
         .ok_or_else(|| unknown_tool(&args.tool, &registry))?;
-    let runtime = CommandRuntime::new()?;
     let cancel = CancellationToken::new();
     let call = {
-        let (tool, cancel) = (tool.clone(), cancel.clone());
+        let (tool, cancel, session) = (tool.clone(), cancel.clone(), opened.session.clone());
         async move {
-            tool.execute(ToolCall::new("cli-1", arguments), &cancel)
-                .await
+            match session {
+                // Recorded in the session's log, under an id no other call of it has.
+                Some(session) => {
+                    let id = format!("cli-{}-{}", std::process::id(), now_ms());
+                    let name = tool.name().to_string();
+                    session
+                        .execute(&name, ToolCall::new(id, arguments), &cancel)
+                        .await
+                }
+                None => {
+                    tool.execute(ToolCall::new("cli-1", arguments), &cancel)
+                        .await
+                }
+            }
         }
     };
     let result = match runtime.run(call)? {
@@ -72,6 +89,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         }
     };
     // Stopped before the result is printed, so the commands the call started are gone by then.
+    drop(opened);
     drop(runtime);
     print_result(&result, args.json)?;
     Ok(if result.is_error {
@@ -79,6 +97,12 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn now_ms() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
 }
 
 /// The result of a call that did not stop when cancelled (its tool blocks its thread).

@@ -18,12 +18,17 @@ pub(super) struct Args {
 }
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
-    let tools = session::open(&args.session, args.tools.as_deref())?;
-    tracing::info!(tools = ?tools.names(), "serving MCP on stdio");
     let runtime = CommandRuntime::new()?;
+    let opened = session::open(&args.session, args.tools.as_deref(), &runtime)?;
+    tracing::info!(tools = ?opened.tools.names(), "serving MCP on stdio");
+    // A stored session's calls go through it, so they are recorded in its log.
+    let server = match opened.session {
+        Some(session) => McpServer::for_session(session),
+        None => McpServer::new(opened.tools),
+    };
     // The protocol runs on this thread and the calls on the runtime's workers: a call stuck on
     // its thread cannot keep the server from answering `ping`, nor from stopping.
-    let server = McpServer::new(tools)
+    let server = server
         .map_err(|err| CliError::new(err.to_string()))?
         .with_call_runtime(runtime.work()?);
     match runtime.run_here(crate::mcp::serve_server_stdio(server))? {

@@ -23,6 +23,7 @@ mod mcp;
 mod runtime;
 mod schema;
 mod session;
+mod stored;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -5,11 +5,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cy_tools::binding::LeftOut;
-use cy_tools::{Sandbox, SessionIdentity, ToolContext, ToolRegistry, Toolset};
+use cy_tools::{Sandbox, Session, SessionIdentity, ToolContext, ToolRegistry, Toolset};
 use serde::Deserialize;
 
 use super::error::CliError;
 use super::limits::LimitArgs;
+use super::runtime::CommandRuntime;
+use super::stored;
+use crate::store::StoreLocation;
 use crate::{LocalExecutor, LocalSandbox};
 
 /// The options `call` and `mcp` share.
@@ -25,8 +28,22 @@ pub(super) struct SessionArgs {
     /// session may have
     #[arg(long, value_name = "FILE")]
     pub(super) spec: Option<PathBuf>,
+    /// Keep the session in a store, so any worker naming the same store resumes it (its
+    /// tools, workspace and log) and its signals reach them all:
+    /// postgres://USER:PASSWORD@HOST:PORT/DATABASE, or a folder for the embedded SQLite store.
+    /// The spec file's `session_id` is created the first time and resumed after
+    /// [default: `CY_TOOLS_STORE`; unset: nothing is stored]
+    #[arg(long, value_name = "URL")]
+    pub(super) store: Option<String>,
     #[command(flatten)]
     pub(super) limits: LimitArgs,
+}
+
+/// The tools `call` and `mcp` serve, and the stored session they belong to when there is a
+/// store (its calls are then recorded).
+pub(super) struct Opened {
+    pub(super) tools: Toolset,
+    pub(super) session: Option<Session>,
 }
 
 /// The session spec file. A fuller `SessionSpec` belongs to the runtime; this is the part the
@@ -70,13 +87,50 @@ pub(super) fn unknown_tool(name: &str, registry: &ToolRegistry) -> CliError {
 
 /// Opens the session and binds its tools: `requested` when given (each must exist, fit the
 /// spec's list and bind), else the spec's `tools`, else every linked tool that binds to this
-/// session (the others are left out with a note on stderr).
-pub(super) fn open(args: &SessionArgs, requested: Option<&[String]>) -> Result<Toolset, CliError> {
+/// session (the others are left out with a note on stderr). With a store, the session is the
+/// stored one (see [`stored`]).
+pub(super) fn open(
+    args: &SessionArgs,
+    requested: Option<&[String]>,
+    runtime: &CommandRuntime,
+) -> Result<Opened, CliError> {
     let spec = match &args.spec {
         Some(path) => load_spec(path)?,
         None => Spec::default(),
     };
     let root = workspace(args, &spec)?;
+    let location = match &args.store {
+        Some(text) => Some(
+            StoreLocation::parse(text).map_err(|err| CliError::new(format!("--store: {err}")))?,
+        ),
+        None => StoreLocation::from_env().map_err(|err| CliError::new(err.to_string()))?,
+    };
+    if let Some(location) = location {
+        let wanted = stored::Wanted {
+            id: spec.session_id.as_deref().unwrap_or("cli"),
+            tenant: spec.tenant.as_deref().unwrap_or("local"),
+            root: &root,
+            tools: spec.tools.as_deref(),
+            limits: args.limits.exec_limits(),
+        };
+        let session = stored::open(location, wanted, requested, runtime)?;
+        return Ok(Opened {
+            tools: session.tools().clone(),
+            session: Some(session),
+        });
+    }
+    open_unstored(args, &spec, root, requested).map(|tools| Opened {
+        tools,
+        session: None,
+    })
+}
+
+fn open_unstored(
+    args: &SessionArgs,
+    spec: &Spec,
+    root: PathBuf,
+    requested: Option<&[String]>,
+) -> Result<Toolset, CliError> {
     let registry = registry()?;
     let sandbox = LocalSandbox::new(&root)
         .map_err(|err| {

@@ -9,22 +9,20 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use cy_tools::{BoundTool, CancellationToken, ToolCall, ToolResult};
+use cy_tools::ToolResult;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
-/// Runs `tool` on `runtime` and waits for its result. Dropping the returned future (the
-/// request was cancelled, or the server is stopping) aborts the task, which drops the call and
-/// so stops its work.
+/// Runs `call`, a call of tool `name`, on `runtime` and waits for its result. Dropping the
+/// returned future (the request was cancelled, or the server is stopping) aborts the task,
+/// which drops the call and so stops its work.
 pub(super) fn run_on(
     runtime: &Handle,
-    tool: &BoundTool,
-    call: ToolCall,
-    cancel: &CancellationToken,
+    name: &str,
+    call: impl Future<Output = ToolResult> + Send + 'static,
 ) -> impl Future<Output = ToolResult> + Send + 'static {
-    let name = tool.name().to_string();
-    let (tool, cancel) = (tool.clone(), cancel.clone());
-    let task = AbortOnDrop(runtime.spawn(async move { tool.execute(call, &cancel).await }));
+    let name = name.to_string();
+    let task = AbortOnDrop(runtime.spawn(call));
     async move {
         task.await.unwrap_or_else(|err| {
             // `execute` catches the body's panics, so only an abort (the runtime shutting

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use cy_tools::{Dialect, ToolCall, Toolset};
+use cy_tools::{Dialect, Session, ToolCall, Toolset};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -28,6 +28,8 @@ pub struct McpServer {
 
 struct Inner {
     tools: Toolset,
+    /// The session the tools belong to, when its calls are recorded in its execution log.
+    session: Option<Session>,
     /// The MCP declarations, sorted by name: `inventory` gives the registry no order, and
     /// clients (and their caches) expect the same list every time.
     declarations: Vec<Tool>,
@@ -72,12 +74,26 @@ impl McpServer {
         Ok(McpServer {
             inner: Arc::new(Inner {
                 tools,
+                session: None,
                 declarations,
                 names_listed,
                 info,
             }),
             call_runtime: None,
         })
+    }
+
+    /// A server over `session`'s tools whose every call goes through the session, so it is
+    /// recorded in the session's execution log.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn for_session(session: Session) -> Result<Self, ServeError> {
+        let mut server = McpServer::new(session.tools().clone())?;
+        if let Some(inner) = Arc::get_mut(&mut server.inner) {
+            inner.session = Some(session);
+        }
+        Ok(server)
     }
 
     /// The same server, running each call's tool on `runtime`, so a tool
@@ -146,9 +162,20 @@ impl ServerHandler for McpServer {
         tracing::debug!(tool = name, id = %context.id, "tools/call");
         // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
         // (and when the connection closes): the same token the tool body and its processes see.
+        let cancel = context.ct.clone();
+        let run = {
+            let (tool, session, name) =
+                (tool.clone(), self.inner.session.clone(), name.to_string());
+            async move {
+                match session {
+                    Some(session) => session.execute(&name, call, &cancel).await,
+                    None => tool.execute(call, &cancel).await,
+                }
+            }
+        };
         let result = match &self.call_runtime {
-            Some(runtime) => call_task::run_on(runtime, tool, call, &context.ct).await,
-            None => tool.execute(call, &context.ct).await,
+            Some(runtime) => call_task::run_on(runtime, name, run).await,
+            None => run.await,
         };
         if result.is_error {
             tracing::debug!(tool = name, id = %context.id, "tool returned an error result");

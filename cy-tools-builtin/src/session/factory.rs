@@ -22,6 +22,7 @@ use crate::tools::{delegate, workflow};
 use crate::{ExecLimits, LocalSandbox};
 
 type Secrets = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+type TenantCoordinators = Arc<dyn Fn(&str) -> Arc<dyn Coordinator> + Send + Sync>;
 
 /// Builds sessions from [`SessionSpec`]s with the host's infrastructure: the tool registry,
 /// the store of specs and calls, the coordinator, the chat and (optionally) the application's
@@ -68,6 +69,9 @@ struct Host {
     specs: Arc<dyn SpecStore>,
     log: Arc<dyn ExecutionLog>,
     coordinator: Arc<dyn Coordinator>,
+    /// The coordinator of one tenant, when the backend scopes by tenant itself; otherwise
+    /// `coordinator` seen through a [`TenantCoordinator`].
+    tenant_coordinators: Option<TenantCoordinators>,
     chat: Arc<dyn Chat>,
     runner: Option<Arc<dyn SubagentRunner>>,
     secrets: Secrets,
@@ -92,6 +96,7 @@ impl LocalSessionFactory {
                 specs,
                 log,
                 coordinator: Arc::new(MemoryCoordinator::new()),
+                tenant_coordinators: None,
                 chat: Arc::new(LocalChat::in_memory()),
                 runner: None,
                 secrets: Arc::new(|name| std::env::var(name).ok()),
@@ -137,10 +142,23 @@ impl LocalSessionFactory {
         Arc::make_mut(&mut self.host)
     }
 
-    /// The same factory with another coordinator.
+    /// The same factory with another coordinator, shared by every tenant (each sees it
+    /// through a [`TenantCoordinator`]).
     #[must_use]
     pub fn with_coordinator(mut self, coordinator: Arc<dyn Coordinator>) -> Self {
         self.host_mut().coordinator = coordinator;
+        self.host_mut().tenant_coordinators = None;
+        self
+    }
+
+    /// The same factory with a coordinator per tenant, from a backend that scopes by tenant
+    /// itself (the PostgreSQL store's rows carry their tenant).
+    #[must_use]
+    pub fn with_tenant_coordinators(
+        mut self,
+        coordinators: impl Fn(&str) -> Arc<dyn Coordinator> + Send + Sync + 'static,
+    ) -> Self {
+        self.host_mut().tenant_coordinators = Some(Arc::new(coordinators));
         self
     }
 
@@ -223,6 +241,9 @@ impl LocalSessionFactory {
     /// The coordinator as the sessions of `tenant` see it: the application signals a session
     /// (or waits for one of its signals) through this.
     pub fn coordinator(&self, tenant: &str) -> Arc<dyn Coordinator> {
+        if let Some(coordinators) = &self.host.tenant_coordinators {
+            return coordinators(tenant);
+        }
         Arc::new(TenantCoordinator::new(
             Arc::clone(&self.host.coordinator),
             tenant,

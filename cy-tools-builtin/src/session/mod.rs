@@ -9,12 +9,15 @@
 //!   child's task with.
 //! * [`compose`]: which tools a spec gets, in which order.
 //! * [`LocalChat`]: the default chat, in memory plus an append-only file.
+//! * [`LocalSessionFactory::connect`]: a factory whose store is chosen by URL: PostgreSQL
+//!   (feature `postgres`), shared by several workers, or the embedded SQLite folder.
 
 mod children;
 pub mod compose;
 mod factory;
 mod keyed_log;
 mod local_chat;
+mod open;
 mod rules;
 mod runner;
 mod tenant_coordinator;

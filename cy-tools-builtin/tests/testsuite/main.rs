@@ -21,6 +21,7 @@ mod isolation;
 mod load;
 mod mcp;
 mod path_attacks;
+mod postgres;
 mod process_tool;
 mod processes;
 mod resource_limits;

@@ -5,10 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use cy_tools::ExecutionLog;
-use cy_tools_builtin::SqliteStore;
 use serde_json::Value;
 
+use super::backend::Backend;
 use super::process::{children, open_fds};
 use super::workload::{clip, tree};
 
@@ -25,6 +24,8 @@ pub struct Expected {
 
 /// What one session's log and workspace must be.
 pub struct SessionFacts<'a> {
+    /// The session's number in the run (which picks its tenant).
+    pub n: usize,
     pub id: &'a str,
     pub workspace: &'a Path,
     pub expected: &'a [Expected],
@@ -46,16 +47,30 @@ pub fn matches(got: &[Record], expected: &[Expected]) -> bool {
     got.next().is_none()
 }
 
-/// The store holds exactly the expected records, session by session, and no others; the
-/// database is sound.
-pub async fn store(store: &SqliteStore, sessions: &[SessionFacts<'_>]) -> Vec<String> {
+/// How many records the sessions of a run must leave, at least and at most.
+pub fn bounds(sessions: &[SessionFacts<'_>]) -> (usize, usize) {
+    let least = sessions
+        .iter()
+        .map(|s| s.expected.iter().filter(|e| !e.optional).count())
+        .sum();
+    (least, sessions.iter().map(|s| s.expected.len()).sum())
+}
+
+/// The store holds exactly the expected records, session by session, and no others (when
+/// this process is its only writer); no tenant reads another's session; the database is sound.
+pub async fn store(store: &Backend, sessions: &[SessionFacts<'_>]) -> Vec<String> {
     let mut failures = Vec::new();
-    let mut least = 0;
-    let mut most = 0;
+    let (least, most) = bounds(sessions);
     for s in sessions {
-        least += s.expected.iter().filter(|e| !e.optional).count();
-        most += s.expected.len();
-        let entries = match store.entries(s.id).await {
+        match store.read_across(s.n, s.id).await {
+            Ok(0) => {}
+            Ok(rows) => failures.push(format!(
+                "{}: CROSS-TENANT READ: another tenant read {rows} of its rows",
+                s.id
+            )),
+            Err(err) => failures.push(format!("{}: LOG UNREADABLE across tenants: {err}", s.id)),
+        }
+        let entries = match store.entries(s.n, s.id).await {
             Ok(entries) => entries,
             Err(err) => {
                 failures.push(format!("{}: LOG UNREADABLE: {err}", s.id));
@@ -93,8 +108,8 @@ pub async fn store(store: &SqliteStore, sessions: &[SessionFacts<'_>]) -> Vec<St
         }
     }
     match store.call_count().await {
-        Ok(count) if (least as u64..=most as u64).contains(&count) => {}
-        Ok(count) => failures.push(format!(
+        Ok((count, alone)) if !alone || (least as u64..=most as u64).contains(&count) => {}
+        Ok((count, _)) => failures.push(format!(
             "LOST OR EXTRA RECORDS: the store holds {count} records, expected {least} to {most}"
         )),
         Err(err) => failures.push(format!(

@@ -19,9 +19,11 @@
 //! (default unbounded), `CY_LOAD_DEADLINE_S` (default 300 + 1 per session). The full run is
 //! `scripts/load-test` (1,000 sessions, release build).
 
+mod backend;
 mod checks;
 mod config;
 mod figures;
+mod postgres;
 mod process;
 mod session;
 mod workload;
@@ -31,7 +33,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use cy_tools::{ExecutorSpec, SessionSpec, ToolCall, ToolRegistry};
+use cy_tools::{ExecutorSpec, SessionSpec, ToolCall};
 use cy_tools_builtin::SqliteStore;
 use cy_tools_builtin::session::LocalSessionFactory;
 use serde_json::Value;
@@ -39,6 +41,7 @@ use tokio::sync::{Barrier, Semaphore};
 use tokio::task::JoinSet;
 
 use crate::support::alone::alone;
+use backend::Backend;
 use checks::{Expected, FOLLOW_ON, SessionFacts};
 use config::Config;
 use figures::Samples;
@@ -61,7 +64,11 @@ fn load_in_a_process_of_its_own() {
         .enable_all()
         .build()
         .unwrap();
-    let (report, failures) = runtime.block_on(run(&config, dir.path()));
+    let (report, failures) = runtime.block_on(async {
+        let store = SqliteStore::open(dir.path().join("sessions.db")).unwrap();
+        let outcome = run(&config, dir.path(), &Backend::sqlite(store)).await;
+        (outcome.report, outcome.failures)
+    });
     // A run stopped at its deadline may leave blocking work behind; do not wait on it forever.
     runtime.shutdown_timeout(Duration::from_secs(10));
     println!("{report}");
@@ -88,6 +95,7 @@ fn rise(now: &AtomicUsize, peak: &AtomicUsize) {
 
 /// What one session did.
 struct SessionRun {
+    n: usize,
     id: String,
     workspace: PathBuf,
     session: Option<LoadSession>,
@@ -105,6 +113,7 @@ impl SessionRun {
     fn new(dir: &Path, n: usize) -> Self {
         let id = session_id(n);
         SessionRun {
+            n,
             workspace: checks::workspace(dir, &id),
             script: Script::new(&id),
             id,
@@ -119,6 +128,7 @@ impl SessionRun {
 
     fn facts(&self) -> SessionFacts<'_> {
         SessionFacts {
+            n: self.n,
             id: &self.id,
             workspace: &self.workspace,
             expected: &self.expected,
@@ -128,25 +138,41 @@ impl SessionRun {
     }
 }
 
-/// The figures, and every failure.
-async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
-    let store = SqliteStore::open(dir.join("sessions.db")).unwrap();
-    let registry = Arc::new(ToolRegistry::linked().unwrap());
-    let factory = LocalSessionFactory::with_sqlite(registry, store.clone());
+/// What a run measured and found.
+pub struct Outcome {
+    /// The figures, as printed.
+    pub report: String,
+    pub failures: Vec<String>,
+    /// Latency of every top-level call.
+    pub samples: Samples,
+    /// When the calls started and how long they took (all sessions together).
+    pub calls_started: std::time::SystemTime,
+    pub calls_took: Duration,
+    /// Top-level calls answered, and the nested code-mode calls they made.
+    pub answered: usize,
+    pub nested: usize,
+    /// Records the store must hold for this process's sessions, at least and at most.
+    pub bounds: (usize, usize),
+}
+
+/// The figures, and every failure, of the sessions `backend` gives this process.
+async fn run(config: &Config, dir: &Path, backend: &Backend) -> Outcome {
+    let mine = backend.sessions(config.sessions);
     let fds_before = process::open_fds();
     let shared = Arc::new(Shared {
         progress: (0..config.sessions).map(|_| AtomicUsize::new(0)).collect(),
         ..Shared::default()
     });
     let python = config.procs.map(|n| Arc::new(Semaphore::new(n)));
-    let barrier = Arc::new(Barrier::new(config.sessions + 1));
+    let barrier = Arc::new(Barrier::new(mine.len() + 1));
     let started = Instant::now();
     let mut tasks = JoinSet::new();
-    for n in 0..config.sessions {
+    for &n in &mine {
         tasks.spawn(session_task(
             n,
             SessionRun::new(dir, n),
-            factory.clone(),
+            backend.factory(n).clone(),
+            backend.tenant(n).to_string(),
             config.calls,
             Arc::clone(&shared),
             python.clone(),
@@ -163,10 +189,20 @@ async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
             "HANG: the sessions were not all created within the deadline of {:?}",
             config.deadline
         );
-        return (String::new(), vec![failure]);
+        return Outcome {
+            report: String::new(),
+            failures: vec![failure],
+            samples: Samples::default(),
+            calls_started: std::time::SystemTime::now(),
+            calls_took: Duration::ZERO,
+            answered: 0,
+            nested: 0,
+            bounds: (0, 0),
+        };
     }
     let created = started.elapsed();
     let calls_started = Instant::now();
+    let calls_started_at = std::time::SystemTime::now();
     // Sampled, to show how much of Tokio's blocking pool (512 threads) the run takes.
     let sampler = {
         let shared = Arc::clone(&shared);
@@ -187,7 +223,7 @@ async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
             Ok(None) => break,
             Err(_) => {
                 tasks.abort_all();
-                failures.extend(stuck(config, &shared));
+                failures.extend(stuck(config, &mine, &shared));
                 break;
             }
         }
@@ -196,7 +232,7 @@ async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
     sampler.abort();
     runs.sort_by(|a, b| a.id.cmp(&b.id));
 
-    let calls = config.sessions * config.calls;
+    let calls = mine.len() * config.calls;
     let answered = shared.answered.load(Ordering::SeqCst);
     let nested = runs
         .iter()
@@ -208,10 +244,14 @@ async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
         if answered != calls {
             failures.push(format!("UNANSWERED: {answered} calls answered of {calls}"));
         }
-        let facts: Vec<SessionFacts<'_>> = runs.iter().map(SessionRun::facts).collect();
-        failures.extend(checks::store(&store, &facts).await);
+    }
+    let facts: Vec<SessionFacts<'_>> = runs.iter().map(SessionRun::facts).collect();
+    let bounds = checks::bounds(&facts);
+    if failures.is_empty() {
+        failures.extend(checks::store(backend, &facts).await);
         failures.extend(checks::files(dir, &facts));
     }
+    drop(facts);
     let mut samples = Samples::default();
     let mut waits = Vec::new();
     for run in &mut runs {
@@ -219,15 +259,15 @@ async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
         waits.append(&mut run.waits);
     }
     drop(runs);
-    drop(factory);
     if failures.is_empty() {
         failures.extend(checks::leftovers(fds_before).await);
     }
 
     let mut report = format!(
-        "load: {} sessions x {} calls = {calls} calls, {answered} answered (+{nested} nested code-mode calls), one SQLite store; python runs in flight: {}\n",
-        config.sessions,
+        "load: {} sessions x {} calls = {calls} calls, {answered} answered (+{nested} nested code-mode calls), {}; python runs in flight: {}\n",
+        mine.len(),
         config.calls,
+        backend.label(),
         config
             .procs
             .map_or("unbounded".to_string(), |n| format!("at most {n}"))
@@ -262,19 +302,30 @@ async fn run(config: &Config, dir: &Path) -> (String, Vec<String>) {
         let line = figures::summary(&waits);
         report += &format!("load: {:<16} {line}\n", "(python wait)");
     }
-    (report, failures)
+    Outcome {
+        report,
+        failures,
+        samples,
+        calls_started: calls_started_at,
+        calls_took,
+        answered,
+        nested,
+        bounds,
+    }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn session_task(
     n: usize,
     mut run: SessionRun,
     factory: LocalSessionFactory,
+    tenant: String,
     calls: usize,
     shared: Arc<Shared>,
     python: Option<Arc<Semaphore>>,
     barrier: Arc<Barrier>,
 ) -> SessionRun {
-    let spec = SessionSpec::root(&run.id, "load", run.workspace.to_str().unwrap_or_default())
+    let spec = SessionSpec::root(&run.id, tenant, run.workspace.to_str().unwrap_or_default())
         .with_executor(ExecutorSpec::Local {
             command: "python3 {file}".to_string(),
         })
@@ -370,15 +421,15 @@ async fn session_task(
 }
 
 /// Which sessions had not finished at the deadline, and at which call.
-fn stuck(config: &Config, shared: &Shared) -> Vec<String> {
+fn stuck(config: &Config, mine: &[usize], shared: &Shared) -> Vec<String> {
     let answered = shared.answered.load(Ordering::SeqCst);
     let mut out = vec![format!(
         "HANG: {answered} of {} calls answered within the deadline of {:?}",
-        config.sessions * config.calls,
+        mine.len() * config.calls,
         config.deadline
     )];
-    for (n, done) in shared.progress.iter().enumerate() {
-        let done = done.load(Ordering::SeqCst);
+    for &n in mine {
+        let done = shared.progress[n].load(Ordering::SeqCst);
         if done < config.calls {
             let next = Script::new(&session_id(n)).call(done).kind;
             out.push(format!(

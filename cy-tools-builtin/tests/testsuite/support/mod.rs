@@ -4,5 +4,6 @@ pub mod alone;
 pub mod backend;
 pub mod code_session;
 pub mod loopback_server;
+pub mod postgres;
 pub mod process;
 pub mod reaper;

@@ -1,0 +1,84 @@
+//! A session kept in a store (`--store`, `CY_TOOLS_STORE`): created the first time its id is
+//! used, resumed after that by any worker that names the same store, its calls recorded.
+
+use std::path::Path;
+
+use cy_tools::{ServiceErrorKind, Session, SessionSpec, Toolset};
+
+use super::error::CliError;
+use super::runtime::CommandRuntime;
+use super::session::listed;
+use crate::ExecLimits;
+use crate::session::LocalSessionFactory;
+use crate::store::StoreLocation;
+
+/// Where the session is: the session file's `session_id`, `tenant`, `workspace` and `tools`
+/// (used when it is created; a stored session keeps its own).
+pub(super) struct Wanted<'a> {
+    pub(super) id: &'a str,
+    pub(super) tenant: &'a str,
+    pub(super) root: &'a Path,
+    pub(super) tools: Option<&'a [String]>,
+    pub(super) limits: ExecLimits,
+}
+
+/// The stored session `wanted.id` (created if the store has none), with only the `requested`
+/// tools when some are named (each must be one of the session's).
+pub(super) fn open(
+    location: StoreLocation,
+    wanted: Wanted<'_>,
+    requested: Option<&[String]>,
+    runtime: &CommandRuntime,
+) -> Result<Session, CliError> {
+    let fail = |err: cy_tools::ServiceError| CliError::new(err.to_string());
+    let session = runtime.work()?.block_on(async {
+        let factory = LocalSessionFactory::open(location, wanted.tenant)
+            .await
+            .map_err(fail)?
+            .with_exec_limits(wanted.limits.clone());
+        match factory.resume(wanted.id).await {
+            Ok(session) => Ok(session),
+            Err(err) if err.kind() == ServiceErrorKind::NotFound => {
+                let tools: Vec<String> = match wanted.tools {
+                    Some(tools) => tools.to_vec(),
+                    None => factory
+                        .registry()
+                        .names()
+                        .iter()
+                        .map(|n| n.to_string())
+                        .collect(),
+                };
+                let workspace =
+                    std::path::absolute(wanted.root).unwrap_or_else(|_| wanted.root.to_path_buf());
+                let spec = SessionSpec::root(wanted.id, wanted.tenant, workspace.to_string_lossy())
+                    .with_tools(tools);
+                factory.create(spec).await.map_err(fail)
+            }
+            Err(err) => Err(fail(err)),
+        }
+    })?;
+    let Some(requested) = requested else {
+        return Ok(session);
+    };
+    let mut tools = Vec::with_capacity(requested.len());
+    for name in requested {
+        let tool = session.tools().get(name).ok_or_else(|| {
+            CliError::new(format!(
+                "tool `{name}` is not one of stored session `{}`'s tools ({}); the stored session keeps the tools it was created with: call one of those, or use another `session_id`",
+                session.id(),
+                listed(&session.tools().names())
+            ))
+        })?;
+        if !tools.iter().any(|t: &cy_tools::BoundTool| t.name() == name) {
+            tools.push(tool.clone());
+        }
+    }
+    let narrowed = Session::new(
+        std::sync::Arc::clone(session.context()),
+        Toolset::new(tools),
+    );
+    Ok(match session.spec() {
+        Some(spec) => narrowed.with_spec(std::sync::Arc::clone(spec)),
+        None => narrowed,
+    })
+}
