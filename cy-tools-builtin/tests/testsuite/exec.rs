@@ -61,11 +61,17 @@ async fn the_environment_is_only_path_home_lang_and_what_the_caller_adds() {
         .exec("env | sort", ExecOptions::default().env("MODE", "test"))
         .await
         .unwrap();
-    // `TMPDIR` is the command's private temporary folder (it is confined), gone afterwards.
+    // `TMPDIR` is the view's private temporary folder (it is confined), the same for the
+    // view's next command, and gone with the view.
     let (rest, tmp) = result.stdout.split_once("TMPDIR=").unwrap();
-    let tmp = tmp.trim_end();
+    let tmp = tmp.trim_end().to_string();
     assert!(tmp.contains("/cy-run-"), "{tmp}");
-    assert!(!std::path::Path::new(tmp).exists());
+    let again = env
+        .exec("echo $TMPDIR", ExecOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(again.stdout.trim_end(), tmp);
+    assert!(std::path::Path::new(&tmp).is_dir());
     let expected = format!(
         "HOME={root}\nLANG={lang}\nMODE=test\nPATH={path}\nPWD={root}\n",
         root = root.display(),
@@ -76,6 +82,11 @@ async fn the_environment_is_only_path_home_lang_and_what_the_caller_adds() {
     // The test process itself has these (cargo sets them), and none reaches the command.
     assert!(std::env::var_os("CARGO_MANIFEST_DIR").is_some());
     assert!(!result.stdout.contains("CARGO"));
+    drop(env);
+    assert!(
+        !std::path::Path::new(&tmp).exists(),
+        "{tmp} outlived its view"
+    );
 }
 
 #[test]

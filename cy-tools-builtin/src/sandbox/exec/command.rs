@@ -74,10 +74,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
     }
     let confinement = confine(launch.resources);
     let isolated = launch.confinements.for_command(launch.read_only)?;
-    let tmp = match &isolated {
-        Some(isolated) => Some(isolated.run_tmp()?),
-        None => None,
-    };
+    let tmp = isolated.as_ref().map(|i| i.tmp_path().to_path_buf());
     let cgroup_procs = match &confinement.cgroup {
         Some(cgroup) => Some(isolation::cgroup_procs(&cgroup.procs_file())?),
         None => None,
@@ -98,7 +95,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
                 .iter()
                 .map(|p| (p.var().to_string(), p.raw().to_string())),
         )
-        .envs(tmp.iter().map(|tmp| ("TMPDIR", tmp.path())))
+        .envs(tmp.iter().map(|tmp| ("TMPDIR", tmp)))
         .stdin(if launch.stdin {
             Stdio::piped()
         } else {
@@ -129,9 +126,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         ));
     };
     Ok(Started {
-        group: ProcessGroup::new(pid)
-            .with_cgroup(confinement.cgroup)
-            .with_private_tmp(tmp),
+        group: ProcessGroup::new(pid).with_cgroup(confinement.cgroup),
         child,
         pid,
     })

@@ -17,7 +17,6 @@ use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 use tokio::sync::oneshot;
 
 use super::cgroup::RunCgroup;
-use crate::sandbox::isolation::PrivateTmp;
 
 /// The process group of one command; the whole group is killed when this is dropped.
 #[derive(Debug)]
@@ -25,9 +24,6 @@ pub(crate) struct ProcessGroup {
     shared: Arc<Shared>,
     /// The command's pids cgroup, if it has one: dropped (removed) after the group is killed.
     cgroup: Option<RunCgroup>,
-    /// The command's private temporary folder, if it is confined: removed after the group is
-    /// killed, so nothing of the command is still writing to it.
-    tmp: Option<PrivateTmp>,
 }
 
 /// What [`kill_every_group`] needs of a group too.
@@ -58,19 +54,12 @@ impl ProcessGroup {
         ProcessGroup {
             shared,
             cgroup: None,
-            tmp: None,
         }
     }
 
     /// The same group, owning the cgroup its command joined, so the cgroup lives as long.
     pub(crate) fn with_cgroup(mut self, cgroup: Option<RunCgroup>) -> Self {
         self.cgroup = cgroup;
-        self
-    }
-
-    /// The same group, owning its command's private temporary folder.
-    pub(crate) fn with_private_tmp(mut self, tmp: Option<PrivateTmp>) -> Self {
-        self.tmp = tmp;
         self
     }
 

@@ -7,8 +7,8 @@
 //! command runs unconfined and no extra process is started:
 //!
 //! * **Filesystem** (Landlock): read-write only the view's folder (a child session's subfolder
-//!   is its whole world) and the view's private temporary folder (each command gets its own
-//!   `TMPDIR` in it, removed when the command is over); read and
+//!   is its whole world) and the view's private temporary folder (its commands' `TMPDIR`,
+//!   removed with the view); read and
 //!   run the system folders (`/usr`, `/bin`, `/sbin`, `/lib*`, `/etc`) and the installation
 //!   folder of the interpreters on the command's `PATH` (`python3`, `python`, `uv`, resolved
 //!   from their real path, so a pyenv installation under a home folder works); read `/proc`,
@@ -39,7 +39,6 @@ use std::fmt;
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
 use cy_tools::{ServiceError, ServiceErrorKind};
@@ -179,14 +178,13 @@ struct Scope<'a> {
 }
 
 /// A built confinement: the Landlock ruleset (one ruleset serves any number of processes), the
-/// seccomp program, and the private temporary folder its commands get their `TMPDIR` in.
+/// seccomp program, and the private temporary folder that is its commands' `TMPDIR`.
 pub(crate) struct Confinement {
     pub(crate) ruleset: OwnedFd,
     pub(crate) filter: Vec<libc::sock_filter>,
-    /// Capabilities to drop (`0..=last`) when the host runs as root.
-    pub(crate) drop_capabilities_up_to: Option<u32>,
+    /// Whether the host runs as root, so commands must give up its capabilities.
+    pub(crate) drop_capabilities: bool,
     tmp: PrivateTmp,
-    runs: AtomicU64,
 }
 
 impl Confinement {
@@ -232,19 +230,16 @@ impl Confinement {
             filter: filter::program(FilterRules {
                 inet: scope.isolation == Isolation::Network,
             }),
-            drop_capabilities_up_to: rustix::process::geteuid().is_root().then(last_capability),
+            drop_capabilities: rustix::process::geteuid().is_root(),
             tmp,
-            runs: AtomicU64::new(0),
         })
     }
 
-    /// A fresh temporary folder for one command, inside the confinement's private one.
-    ///
-    /// # Errors
-    /// The folder cannot be made (the disk is full, or the private folder was removed).
-    pub(crate) fn run_tmp(&self) -> Result<PrivateTmp, ServiceError> {
-        let n = self.runs.fetch_add(1, Ordering::Relaxed);
-        PrivateTmp::create_in(self.tmp.path(), &format!("run-{n}"))
+    /// The commands' `TMPDIR`: the view's private temporary folder, shared by its commands (as
+    /// its workspace is) and removed with the view. One folder per command would cost a
+    /// `mkdir` and a recursive removal on every command, a fifth of a short command's time.
+    pub(crate) fn tmp_path(&self) -> &Path {
+        self.tmp.path()
     }
 }
 
@@ -280,17 +275,6 @@ pub(crate) fn supported() -> Result<(), ServiceError> {
                 ),
             )
         })
-}
-
-/// The highest capability number this kernel knows (`/proc/sys/kernel/cap_last_cap`).
-fn last_capability() -> u32 {
-    static LAST: OnceLock<u32> = OnceLock::new();
-    *LAST.get_or_init(|| {
-        std::fs::read_to_string("/proc/sys/kernel/cap_last_cap")
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-            .unwrap_or(63)
-    })
 }
 
 /// The installation folders of the interpreters on `path_var`, outside the system folders

@@ -139,8 +139,8 @@ fn run_in_child(setup: &ChildSetup) -> io::Result<()> {
     let Some(confine) = &setup.confine else {
         return Ok(());
     };
-    if let Some(last) = confine.drop_capabilities_up_to {
-        drop_capabilities(last)?;
+    if confine.drop_capabilities {
+        drop_capabilities()?;
     }
     // SAFETY: plain `prctl` calls with integer arguments.
     check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
@@ -174,17 +174,15 @@ fn run_in_child(setup: &ChildSetup) -> io::Result<()> {
     Ok(())
 }
 
-/// Root keeps no capability: none in the bounding set (so running a program cannot give any
-/// back), none ambient, none effective, permitted or inheritable.
-fn drop_capabilities(last: u32) -> io::Result<()> {
-    for cap in 0..=last {
-        // SAFETY: plain `prctl` call with integer arguments.
-        let dropped = unsafe { libc::prctl(libc::PR_CAPBSET_DROP, cap as libc::c_ulong, 0, 0, 0) };
-        // EINVAL: a capability this kernel does not know; nothing to drop.
-        if dropped < 0 && io::Error::last_os_error().raw_os_error() != Some(libc::EINVAL) {
-            return Err(io::Error::last_os_error());
-        }
-    }
+/// Root keeps no capability, and can get none back: the securebits make root an ordinary
+/// user for capabilities (no regaining them by running a program, none kept across a change of
+/// user, no ambient raise), locked; no capability is ambient, effective, permitted or
+/// inheritable. With no-new-privileges (set next), a program's file capabilities and setuid bit
+/// give nothing either. Three calls: dropping the bounding set one capability at a time would
+/// be forty more, each a new set of credentials.
+fn drop_capabilities() -> io::Result<()> {
+    // SAFETY: plain `prctl` call with integer arguments.
+    check(unsafe { libc::prctl(libc::PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0) })?;
     // SAFETY: plain `prctl` call with integer arguments.
     check(unsafe {
         libc::prctl(
@@ -205,6 +203,10 @@ fn drop_capabilities(last: u32) -> io::Result<()> {
     }
     Ok(())
 }
+
+/// `SECBIT_NOROOT`, `SECBIT_NO_SETUID_FIXUP`, `SECBIT_NO_CAP_AMBIENT_RAISE` and their locks, and
+/// the lock of `SECBIT_KEEP_CAPS` (left off): `<linux/securebits.h>`.
+const LOCKED_SECUREBITS: libc::c_ulong = 0b1110_1111;
 
 fn check(result: libc::c_int) -> io::Result<()> {
     if result < 0 {

@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 use cy_tools::{ServiceError, ServiceErrorKind};
 
 /// A folder (mode `0700`) under the host's temporary folder that only the commands of one
-/// sandbox view may write (or, inside that one, one command's own), removed with everything
-/// in it when dropped.
+/// sandbox view may write, removed with everything in it when dropped.
 #[derive(Debug)]
 pub(crate) struct PrivateTmp {
     path: PathBuf,
@@ -26,26 +25,6 @@ impl PrivateTmp {
                     ServiceErrorKind::Unavailable,
                     format!(
                         "could not make the command's private temporary folder {}: {err}; check that the host's temporary folder is writable",
-                        path.display()
-                    ),
-                )
-            })?;
-        Ok(PrivateTmp { path })
-    }
-
-    /// A fresh folder `name` (mode `0700`) inside `parent`.
-    ///
-    /// # Errors
-    /// `parent` cannot be written.
-    pub(crate) fn create_in(parent: &Path, name: &str) -> Result<PrivateTmp, ServiceError> {
-        let path = parent.join(name);
-        std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), 0o700)
-            .create(&path)
-            .map_err(|err| {
-                ServiceError::new(
-                    ServiceErrorKind::Unavailable,
-                    format!(
-                        "could not make the command's temporary folder {}: {err}; check that the host's temporary folder is writable and not full",
                         path.display()
                     ),
                 )

@@ -92,6 +92,10 @@ pub fn shell_attempts() -> Vec<(&'static str, &'static str)> {
             "a setuid program",
             "./suid-id -u | grep -qx 65534 && echo ES''CAPED",
         ),
+        (
+            "capabilities a program starts with",
+            "grep -E '^Cap(Eff|Prm|Amb):' /proc/self/status | grep -qv ':[[:space:]]*0*$' && echo ES''CAPED",
+        ),
         ("a user namespace", "unshare -Ur cat @H@/outside/secret.txt"),
         ("make a device", "mknod dev c 1 3 && echo ES''CAPED"),
     ]
