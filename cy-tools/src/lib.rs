@@ -145,6 +145,7 @@ pub mod __private {
         OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, output_schema_of,
         schemas_generated,
     };
+    pub use crate::validate::CompiledSchema;
 
     use std::future::Future;
 
