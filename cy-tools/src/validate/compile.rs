@@ -5,9 +5,11 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::numbers::MultipleOf;
+use super::operands::{bad_pattern, expect_kind, names, number, size, types};
 use super::pattern::Pattern;
 use super::refs;
-use super::tree::{Keyword, Node, NodeId, Rest, Tree, Types};
+use super::shape::Shape;
+use super::tree::{Keyword, Node, NodeId, Rest, Tree};
 
 /// Keywords that check something in some JSON Schema draft and that this validator does not
 /// implement, with what to write instead. Accepting them silently would let arguments through
@@ -52,9 +54,6 @@ const ANNOTATIONS: &[(&str, &str)] = &[
     ("examples", "array"),
     ("$vocabulary", "object"),
 ];
-
-/// Below this many `properties`, jsonschema checks a `required` of two names with them.
-const FUSED_PROPERTIES_BELOW: usize = 15;
 
 /// Compiles `schema`, or says what in it cannot be checked and what to write instead.
 pub(super) fn compile(schema: &Value) -> Result<Tree, String> {
@@ -425,158 +424,4 @@ impl<'s> Compiler<'s> {
             .map_or(0, Vec::len);
         Ok(Some(Keyword::Items { skip, node }))
     }
-}
-
-/// Which keywords of one schema object are checked together, as jsonschema groups them (and so
-/// orders their messages).
-struct Shape {
-    /// `additionalProperties` is `false` or a schema: it walks the members, with `properties`
-    /// and `patternProperties`.
-    closed: bool,
-    /// `additionalProperties: false` with `properties` and no `patternProperties`.
-    closed_by_false: bool,
-    /// `properties` (fewer than 15) without `patternProperties`, not closed.
-    small_open: bool,
-    /// `type: "array"` with `items` (a schema): `type`, `minItems` and `maxItems` are checked
-    /// with `items`.
-    array: bool,
-}
-
-impl Shape {
-    fn of(map: &Map<String, Value>) -> Shape {
-        let additional = map.get("additionalProperties");
-        let closed = matches!(additional, Some(Value::Bool(false) | Value::Object(_)));
-        let has_patterns = map.contains_key("patternProperties");
-        let properties = map.get("properties");
-        Shape {
-            closed,
-            closed_by_false: additional == Some(&Value::Bool(false))
-                && properties.is_some()
-                && !has_patterns,
-            small_open: !closed
-                && !has_patterns
-                && properties
-                    .and_then(Value::as_object)
-                    .is_some_and(|p| p.len() < FUSED_PROPERTIES_BELOW),
-            array: map.get("type") == Some(&Value::String("array".into()))
-                && matches!(
-                    map.get("items"),
-                    Some(Value::Object(_) | Value::Bool(false))
-                )
-                && !["prefixItems", "contains", "uniqueItems"]
-                    .iter()
-                    .any(|k| map.contains_key(*k)),
-        }
-    }
-
-    /// Whether a `required` of `count` names is checked by `properties` or
-    /// `additionalProperties` rather than on its own.
-    fn fuses_required(&self, count: usize) -> bool {
-        (self.closed_by_false && count == 1) || (self.small_open && count == 2)
-    }
-
-    /// The `required` pair `properties` checks, if it checks one.
-    fn fused_pair(&self, map: &Map<String, Value>) -> Box<[String]> {
-        match map.get("required") {
-            Some(Value::Array(names)) if self.small_open && names.len() == 2 => names
-                .iter()
-                .filter_map(|n| n.as_str().map(str::to_string))
-                .collect(),
-            _ => Box::default(),
-        }
-    }
-}
-
-fn bad_pattern(source: &str, at: &str, why: &str) -> String {
-    format!(
-        "the pattern `{source}` at `#{at}` does not compile: {why}; patterns use ECMA-262 syntax without look-around or backreferences"
-    )
-}
-
-/// Refuses a value whose JSON type is not `kind`.
-fn expect_kind(value: &Value, kind: &str, at: &str) -> Result<(), String> {
-    let ok = match kind {
-        "string" => value.is_string(),
-        "boolean" => value.is_boolean(),
-        "array" => value.is_array(),
-        "object" => value.is_object(),
-        _ => true,
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("`#{at}` must be a {kind}, got `{value}`"))
-    }
-}
-
-fn number(value: &Value, at: &str) -> Result<serde_json::Number, String> {
-    match value {
-        Value::Number(n) if n.as_f64().is_some() => Ok(n.clone()),
-        _ => Err(format!("`#{at}` must be a number, got `{value}`")),
-    }
-}
-
-/// A count bound (`minLength`, `maxItems`): a non-negative integer, `2.0` included; one past
-/// `u64` saturates, since no string or array can reach it.
-fn size(value: &Value, at: &str) -> Result<u64, String> {
-    if let Some(n) = value.as_u64() {
-        return Ok(n);
-    }
-    match value.as_f64() {
-        Some(f) if f >= 18_446_744_073_709_551_616.0 => Ok(u64::MAX),
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-        Some(f) if f >= 0.0 && f.fract() == 0.0 => Ok(f as u64),
-        _ => Err(format!(
-            "`#{at}` must be a non-negative integer, got `{value}`"
-        )),
-    }
-}
-
-/// `type`: one type name or a non-empty list of distinct ones.
-fn types(value: &Value, at: &str) -> Result<Types, String> {
-    let bit = |name: &Value| match name.as_str().and_then(Types::bit) {
-        Some(bit) => Ok(bit),
-        None => Err(format!(
-            "`#{at}` names `{name}`, which is not a JSON type; use `array`, `boolean`, `integer`, `null`, `number`, `object` or `string`"
-        )),
-    };
-    match value {
-        Value::String(_) => Ok(Types(bit(value)?)),
-        Value::Array(names) if !names.is_empty() => {
-            let mut set = 0;
-            for name in names {
-                let b = bit(name)?;
-                if set & b != 0 {
-                    return Err(format!("`#{at}` lists `{name}` twice; list each type once"));
-                }
-                set |= b;
-            }
-            Ok(Types(set))
-        }
-        _ => Err(format!(
-            "`#{at}` must be a type name or a non-empty list of them, got `{value}`"
-        )),
-    }
-}
-
-/// A list of distinct property names (`required`, `dependentRequired`'s lists).
-fn names(value: &Value, at: &str) -> Result<Box<[String]>, String> {
-    let Value::Array(items) = value else {
-        return Err(format!(
-            "`#{at}` must be an array of property names, got `{value}`"
-        ));
-    };
-    let mut names: Vec<String> = Vec::with_capacity(items.len());
-    for item in items {
-        let Value::String(name) = item else {
-            return Err(format!(
-                "`#{at}` must hold property names (strings), got `{item}`"
-            ));
-        };
-        if names.contains(name) {
-            return Err(format!("`#{at}` lists `{name}` twice; list each name once"));
-        }
-        names.push(name.clone());
-    }
-    Ok(names.into_boxed_slice())
 }

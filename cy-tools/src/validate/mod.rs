@@ -26,15 +26,19 @@
 //! could never finish checking and does not compile either; recursion through `properties` or
 //! `items` is fine.
 
-mod check;
 mod compile;
 mod constraints;
 mod equality;
 mod messages;
 mod numbers;
+mod operands;
+mod path;
 mod pattern;
 mod refs;
+mod report;
+mod shape;
 mod tree;
+mod verdict;
 
 pub(crate) use constraints::has_constraints_beyond_serde;
 
@@ -63,13 +67,13 @@ impl Validator {
 
     /// Whether `value` matches the schema.
     pub(crate) fn is_valid(&self, value: &Value) -> bool {
-        check::is_valid(&self.tree, self.tree.root, value)
+        verdict::is_valid(&self.tree, self.tree.root, value)
     }
 
     /// The first `limit` violations of `value`, each as the path it concerns (`items[0].name`,
     /// empty at the root) and the message.
     pub(crate) fn violations(&self, value: &Value, limit: usize) -> Vec<(String, String)> {
-        check::violations(&self.tree, value, limit)
+        report::violations(&self.tree, value, limit)
             .into_iter()
             .map(|v| (v.path, v.message))
             .collect()
@@ -132,7 +136,7 @@ pub(crate) fn check(validator: &Validator, args: &Value) -> Result<(), String> {
 mod tests {
     use serde_json::json;
 
-    use super::check::Path;
+    use super::path::Path;
     use super::{Validator, check};
 
     #[test]

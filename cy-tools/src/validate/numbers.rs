@@ -103,12 +103,7 @@ impl MultipleOf {
         }
         // `0.1` means the decimal one tenth, not the binary fraction `f64` holds: divide the
         // decimals both print as, so `12.2` is a multiple of `0.1`.
-        if let Some(answer) = divides_as_decimals(value, divisor) {
-            return answer;
-        }
-        // Magnitudes too far apart for `i128`: a quotient that prints as an integer.
-        let quotient = value / divisor;
-        quotient.is_finite() && quotient.fract() == 0.0
+        divides_as_decimals(value, divisor)
     }
 }
 
@@ -139,22 +134,41 @@ fn decimal_parts(value: f64) -> Option<(i128, i32)> {
     ))
 }
 
-/// Whether `value / divisor` is an integer in the decimal reading of both; `None` when that
-/// leaves `i128`.
-fn divides_as_decimals(value: f64, divisor: f64) -> Option<bool> {
-    let (value_mantissa, value_decimals) = decimal_parts(value)?;
-    let (divisor_mantissa, divisor_decimals) = decimal_parts(divisor)?;
-    if divisor_mantissa == 0 {
-        return None;
-    }
-    let shared = value_decimals.min(divisor_decimals);
-    let scale = |mantissa: i128, places: i32| {
-        mantissa.checked_mul(10_i128.checked_pow(u32::try_from(places - shared).ok()?)?)
+/// Whether `value / divisor` is an integer in the decimal reading of both, exactly at any
+/// magnitude: with `value = v × 10^-a` and `divisor = d × 10^-b`, the quotient is
+/// `(v / d) × 10^(b - a)`.
+fn divides_as_decimals(value: f64, divisor: f64) -> bool {
+    let (Some((v, a)), Some((d, b))) = (decimal_parts(value), decimal_parts(divisor)) else {
+        return false;
     };
-    // value / divisor = (value_mantissa × 10^divisor_decimals) / (divisor_mantissa × 10^value_decimals)
-    let numerator = scale(value_mantissa, divisor_decimals)?;
-    let denominator = scale(divisor_mantissa, value_decimals)?;
-    Some(numerator % denominator == 0)
+    if d == 0 {
+        return false;
+    }
+    let d = d.abs();
+    match u32::try_from(b - a) {
+        // `d` divides `v × 10^k` when it divides `(v mod d) × (10^k mod d)`; both factors stay
+        // below `d` (17 digits at most), so the product fits `i128`.
+        Ok(k) => (v.rem_euclid(d) * pow10_mod(k, d)) % d == 0,
+        // `v` (17 digits at most) is a multiple of `d × 10^k` only when that fits beside it.
+        Err(_) => 10_i128
+            .checked_pow((a - b).unsigned_abs())
+            .and_then(|scale| scale.checked_mul(d))
+            .is_some_and(|step| v % step == 0),
+    }
+}
+
+/// `10^k mod m`, by squaring.
+fn pow10_mod(mut k: u32, m: i128) -> i128 {
+    let mut result = 1 % m;
+    let mut base = 10 % m;
+    while k > 0 {
+        if k & 1 == 1 {
+            result = result * base % m;
+        }
+        base = base * base % m;
+        k >>= 1;
+    }
+    result
 }
 
 #[cfg(test)]
@@ -201,6 +215,13 @@ mod tests {
         assert!(MultipleOf(1e-16).divides(&n(json!(1e-15))));
         assert!(MultipleOf(0.5).divides(&n(json!(-6))));
         assert!(MultipleOf(2.0).divides(&n(json!(-4))));
+        assert!(!MultipleOf(0.07).divides(&n(json!(1e300))));
+        assert!(MultipleOf(0.5).divides(&n(json!(1e300))));
+        // jsonschema says yes here, from the binary value of `1e300`; as decimals, 10^301 / 3
+        // is not an integer.
+        assert!(!MultipleOf(0.3).divides(&n(json!(1e300))));
+        assert!(!MultipleOf(3e-300).divides(&n(json!(1e-300))));
+        assert!(MultipleOf(1e-300).divides(&n(json!(3e-300))));
         assert!(!MultipleOf(2.0).divides(&n(json!(7))));
         assert!(!MultipleOf(1.0).divides(&n(json!(4.5))));
         assert!(MultipleOf(1.0).divides(&n(json!(4.0))));

@@ -5,6 +5,7 @@
 
 mod corpus;
 mod generate;
+mod sweeps;
 
 use cy_tools::__private::CompiledSchema;
 use serde_json::{Value, json};
