@@ -9,7 +9,7 @@ use super::operands::{bad_pattern, expect_kind, names, number, size, types};
 use super::pattern::Pattern;
 use super::refs;
 use super::shape::Shape;
-use super::tree::{Keyword, Node, NodeId, Rest, Tree};
+use super::tree::{Keyword, Node, NodeId, Properties, Rest, Tree};
 
 /// Keywords that check something in some JSON Schema draft and that this validator does not
 /// implement, with what to write instead. Accepting them silently would let arguments through
@@ -254,7 +254,7 @@ impl<'s> Compiler<'s> {
                 "properties" => {
                     let properties = self.named(value, &at)?;
                     (!shape.closed).then(|| Keyword::Properties {
-                        properties,
+                        properties: Properties::new(properties),
                         required: shape.fused_pair(map),
                     })
                 }
@@ -380,7 +380,7 @@ impl<'s> Compiler<'s> {
             _ => None,
         };
         Ok(Some(Keyword::Members {
-            properties: properties.unwrap_or_default(),
+            properties: Properties::new(properties.unwrap_or_default()),
             patterns: patterns.unwrap_or_default(),
             rest,
             required,

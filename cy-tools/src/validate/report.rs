@@ -6,8 +6,8 @@ use serde_json::{Map, Value};
 use super::messages as say;
 use super::path::Path;
 use super::pattern::Pattern;
-use super::tree::{Keyword, Node, NodeId, Rest, Tree, Types};
-use super::verdict::{declared, is_valid, keyword_holds};
+use super::tree::{Keyword, Node, NodeId, Properties, Rest, Tree, Types};
+use super::verdict::{is_valid, keyword_holds};
 
 /// Below this many declared properties jsonschema may walk them rather than the members (see
 /// [`Collector::properties`]); from it on, always the members.
@@ -131,7 +131,7 @@ impl Collector<'_> {
             ) => {
                 self.members(properties, patterns, rest, map, path);
                 if let Some(name) = required
-                    && !(map.contains_key(name) && declared(properties, name).is_some())
+                    && !(map.contains_key(name) && properties.get(name).is_some())
                 {
                     self.report(path, || say::missing(name));
                 }
@@ -227,14 +227,9 @@ impl Collector<'_> {
     /// `properties` alone: jsonschema walks the members, or, past four per declared property
     /// (in a small `properties`), the declared names, which orders the violations. With
     /// `serde_json`'s default sorted maps both orders are the same.
-    fn properties(
-        &mut self,
-        properties: &[(String, NodeId)],
-        map: &Map<String, Value>,
-        path: &Path<'_>,
-    ) {
+    fn properties(&mut self, properties: &Properties, map: &Map<String, Value>, path: &Path<'_>) {
         if properties.len() < SMALL_PROPERTIES && map.len() > properties.len().saturating_mul(4) {
-            for (name, node) in properties {
+            for (name, node) in properties.iter() {
                 if let Some(value) = map.get(name) {
                     self.node(*node, value, &Path::Key(path, name));
                 }
@@ -242,7 +237,7 @@ impl Collector<'_> {
             return;
         }
         for (name, value) in map {
-            if let Some(node) = declared(properties, name) {
+            if let Some(node) = properties.get(name) {
                 self.node(node, value, &Path::Key(path, name));
             }
         }
@@ -268,7 +263,7 @@ impl Collector<'_> {
     /// member; the unexpected ones are reported together, after the members' own violations.
     fn members(
         &mut self,
-        properties: &[(String, NodeId)],
+        properties: &Properties,
         patterns: &[(Pattern, NodeId)],
         rest: &Rest,
         map: &Map<String, Value>,
@@ -277,7 +272,7 @@ impl Collector<'_> {
         let mut unexpected = Vec::new();
         for (name, value) in map {
             let here = Path::Key(path, name);
-            let declared_node = declared(properties, name);
+            let declared_node = properties.get(name);
             if let Some(node) = declared_node {
                 self.node(node, value, &here);
             }

@@ -62,6 +62,53 @@ impl Types {
     }
 }
 
+/// `properties`: in the schema's order, which jsonschema may walk them in, and found by name
+/// without comparing every one.
+#[derive(Debug, Default)]
+pub(super) struct Properties {
+    entries: Box<[(String, NodeId)]>,
+    /// Indices into `entries`, sorted by name.
+    by_name: Box<[usize]>,
+}
+
+impl Properties {
+    /// Up to this many, a scan finds a name as fast as a search.
+    const SCANNED: usize = 8;
+
+    pub(super) fn new(entries: Box<[(String, NodeId)]>) -> Properties {
+        let mut by_name: Vec<usize> = (0..entries.len()).collect();
+        by_name.sort_by(|a, b| entries[*a].0.cmp(&entries[*b].0));
+        Properties {
+            entries,
+            by_name: by_name.into_boxed_slice(),
+        }
+    }
+
+    /// The subschema of the property `name`, if it is declared.
+    pub(super) fn get(&self, name: &str) -> Option<NodeId> {
+        if self.entries.len() <= Properties::SCANNED {
+            return self
+                .entries
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, node)| *node);
+        }
+        self.by_name
+            .binary_search_by(|i| self.entries[*i].0.as_str().cmp(name))
+            .ok()
+            .map(|found| self.entries[self.by_name[found]].1)
+    }
+
+    /// The properties in the schema's order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &(String, NodeId)> {
+        self.entries.iter()
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
 /// Where `additionalProperties` sends a member neither `properties` nor `patternProperties`
 /// names.
 #[derive(Debug)]
@@ -99,7 +146,7 @@ pub(super) enum Keyword {
     /// `properties` beside no closing `additionalProperties`; `required` is the `required` of
     /// two names that is checked (and reported) with it, first.
     Properties {
-        properties: Box<[(String, NodeId)]>,
+        properties: Properties,
         required: Box<[String]>,
     },
     PatternProperties(Box<[(Pattern, NodeId)]>),
@@ -107,7 +154,7 @@ pub(super) enum Keyword {
     /// `patternProperties` beside it, checked in one walk over the members; `required` is a
     /// `required` of one name, reported after the walk.
     Members {
-        properties: Box<[(String, NodeId)]>,
+        properties: Properties,
         patterns: Box<[(Pattern, NodeId)]>,
         rest: Rest,
         required: Option<String>,

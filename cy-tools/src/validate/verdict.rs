@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use super::equality;
 use super::numbers;
 use super::pattern::Pattern;
-use super::tree::{Keyword, Node, NodeId, Rest, Tree, Types};
+use super::tree::{Keyword, Node, NodeId, Properties, Rest, Tree, Types};
 
 /// Whether `value` matches the subschema `id`.
 pub(super) fn is_valid(tree: &Tree, id: NodeId, value: &Value) -> bool {
@@ -48,13 +48,6 @@ fn at_most_chars(s: &str, max: u64) -> bool {
     (s.len() as u64) <= max || (s.chars().count() as u64) <= max
 }
 
-pub(super) fn declared(properties: &[(String, NodeId)], name: &str) -> Option<NodeId> {
-    properties
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, node)| *node)
-}
-
 /// How many items of `items` match `node`, counting no further than `stop`.
 fn count_matching(tree: &Tree, node: NodeId, items: &[Value], stop: u64) -> u64 {
     let mut count = 0;
@@ -77,7 +70,7 @@ fn contains_holds(tree: &Tree, node: NodeId, min: u64, max: Option<u64>, items: 
 fn members_hold(
     tree: &Tree,
     object: &Map<String, Value>,
-    properties: &[(String, NodeId)],
+    properties: &Properties,
     patterns: &[(Pattern, NodeId)],
     rest: &Rest,
 ) -> bool {
@@ -90,7 +83,7 @@ fn members_hold(
             }
         });
         patterns_hold
-            && match declared(properties, name) {
+            && match properties.get(name) {
                 Some(node) => is_valid(tree, node, value),
                 None => {
                     matched
@@ -140,10 +133,19 @@ pub(super) fn keyword_holds(tree: &Tree, keyword: &Keyword, value: &Value) -> bo
             },
             Value::Object(map),
         ) => {
+            // Whichever side is shorter is walked, the other looked up.
             required.iter().all(|n| map.contains_key(n))
-                && properties
-                    .iter()
-                    .all(|(name, node)| map.get(name).is_none_or(|v| is_valid(tree, *node, v)))
+                && if map.len() < properties.len() {
+                    map.iter().all(|(name, v)| {
+                        properties
+                            .get(name)
+                            .is_none_or(|node| is_valid(tree, node, v))
+                    })
+                } else {
+                    properties
+                        .iter()
+                        .all(|(name, node)| map.get(name).is_none_or(|v| is_valid(tree, *node, v)))
+                }
         }
         (Keyword::PatternProperties(patterns), Value::Object(map)) => {
             map.iter().all(|(name, value)| {
@@ -162,9 +164,9 @@ pub(super) fn keyword_holds(tree: &Tree, keyword: &Keyword, value: &Value) -> bo
             Value::Object(map),
         ) => {
             members_hold(tree, map, properties, patterns, rest)
-                && required.as_ref().is_none_or(|name| {
-                    map.contains_key(name) && declared(properties, name).is_some()
-                })
+                && required
+                    .as_ref()
+                    .is_none_or(|name| map.contains_key(name) && properties.get(name).is_some())
         }
         (Keyword::NoMembers | Keyword::NoNames, Value::Object(map)) => map.is_empty(),
         (Keyword::PropertyNames(node), Value::Object(map)) => map
