@@ -30,19 +30,20 @@ pub(super) fn violations(tree: &Tree, value: &Value, limit: usize) -> Vec<Violat
     collector.found
 }
 
-pub(super) struct Collector<'t> {
-    pub(super) tree: &'t Tree,
-    pub(super) found: Vec<Violation>,
-    pub(super) limit: usize,
+/// Gathers violations in report order, and stops looking once it holds `limit`.
+struct Collector<'t> {
+    tree: &'t Tree,
+    found: Vec<Violation>,
+    limit: usize,
 }
 
 impl Collector<'_> {
-    pub(super) fn full(&self) -> bool {
+    fn full(&self) -> bool {
         self.found.len() >= self.limit
     }
 
     /// Records a violation; the message is only written while there is room for it.
-    pub(super) fn report(&mut self, path: &Path<'_>, message: impl FnOnce() -> String) {
+    fn report(&mut self, path: &Path<'_>, message: impl FnOnce() -> String) {
         if !self.full() {
             self.found.push(Violation {
                 path: path.render(),
@@ -51,7 +52,8 @@ impl Collector<'_> {
         }
     }
 
-    pub(super) fn node(&mut self, id: NodeId, value: &Value, path: &Path<'_>) {
+    /// The violations of `value` against the subschema `id`.
+    fn node(&mut self, id: NodeId, value: &Value, path: &Path<'_>) {
         match &self.tree.nodes[id] {
             Node::Accept => {}
             Node::Reject => self.report(path, || say::refused(value)),
