@@ -28,6 +28,7 @@
 
 mod compile;
 mod constraints;
+mod ecma;
 mod equality;
 mod messages;
 mod numbers;

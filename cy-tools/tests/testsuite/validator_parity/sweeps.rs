@@ -144,6 +144,14 @@ fn patterns_agree_on_strings() {
         r"^\t$",
         "^[ \t]+$",
         r"^[\]]$",
+        // One class over the whole string, which the validator matches by counting.
+        r"^\d{2,3}$",
+        r"^[^\s]*$",
+        "^.{1,3}$",
+        "^[A-Z_]{2}?$",
+        r"^\S+$",
+        r"^[\w-]{3,}$",
+        r"^[^a-c]{0,2}$",
     ];
     let mut strings: Vec<String> = [
         "",
