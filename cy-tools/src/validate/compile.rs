@@ -371,16 +371,19 @@ impl<'s> Compiler<'s> {
         if properties.is_none() && patterns.is_none() && matches!(rest, Rest::Refuse) {
             return Ok(Some(Keyword::NoMembers));
         }
+        let properties = Properties::new(properties.unwrap_or_default());
         let required = match (&rest, map.get("required")) {
             (Rest::Refuse, Some(Value::Array(names)))
-                if names.len() == 1 && properties.is_some() && patterns.is_none() =>
+                if names.len() == 1 && map.contains_key("properties") && patterns.is_none() =>
             {
-                names[0].as_str().map(str::to_string)
+                names[0]
+                    .as_str()
+                    .map(|name| (name.to_string(), properties.get(name).is_some()))
             }
             _ => None,
         };
         Ok(Some(Keyword::Members {
-            properties: Properties::new(properties.unwrap_or_default()),
+            properties,
             patterns: patterns.unwrap_or_default(),
             rest,
             required,

@@ -132,8 +132,8 @@ impl Collector<'_> {
                 Value::Object(map),
             ) => {
                 self.members(properties, patterns, rest, map, path);
-                if let Some(name) = required
-                    && !(map.contains_key(name) && properties.get(name).is_some())
+                if let Some((name, declared)) = required
+                    && !(*declared && map.contains_key(name))
                 {
                     self.report(path, || say::missing(name));
                 }

@@ -152,12 +152,13 @@ pub(super) enum Keyword {
     PatternProperties(Box<[(Pattern, NodeId)]>),
     /// `additionalProperties` (`false` or a schema) with the `properties` and
     /// `patternProperties` beside it, checked in one walk over the members; `required` is a
-    /// `required` of one name, reported after the walk.
+    /// `required` of one name, reported after the walk, and whether `properties` declares it
+    /// (jsonschema counts a required name as present only when it does).
     Members {
         properties: Properties,
         patterns: Box<[(Pattern, NodeId)]>,
         rest: Rest,
-        required: Option<String>,
+        required: Option<(String, bool)>,
     },
     /// `additionalProperties: false` alone: any member is refused.
     NoMembers,

@@ -166,7 +166,7 @@ pub(super) fn keyword_holds(tree: &Tree, keyword: &Keyword, value: &Value) -> bo
             members_hold(tree, map, properties, patterns, rest)
                 && required
                     .as_ref()
-                    .is_none_or(|name| map.contains_key(name) && properties.get(name).is_some())
+                    .is_none_or(|(name, declared)| *declared && map.contains_key(name))
         }
         (Keyword::NoMembers | Keyword::NoNames, Value::Object(map)) => map.is_empty(),
         (Keyword::PropertyNames(node), Value::Object(map)) => map
