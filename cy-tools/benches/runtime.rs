@@ -1,5 +1,7 @@
 //! Runtime costs: binding a 16-tool toolset for a new session, and one typed call against
-//! `serde_json::from_value` plus a direct call of the same function.
+//! `serde_json::from_value` plus a direct call of the same function; then the calls that also
+//! check arguments against the schema (a typed tool whose schema constrains more than its type,
+//! and a raw tool), valid and invalid.
 //!
 //! `scripts/bench-runtime` runs this and prints the ratios from criterion's medians.
 
@@ -8,11 +10,11 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::memory::{MemoryChat, MemorySandbox};
 use cy_tools::{
-    BoxFuture, CallInfo, CancellationToken, Ctx, SessionIdentity, ToolCall, ToolContext,
-    ToolDefinition, ToolRegistry, ToolResult, bind_tool, capability_set,
+    BoxFuture, CallInfo, CancellationToken, Ctx, RawToolDefinition, SessionIdentity, ToolCall,
+    ToolContext, ToolDefinition, ToolRegistry, ToolResult, bind_tool, capability_set,
 };
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::sync::Arc;
 
 /// Parameters of the measured tool: a string, an integer, an optional flag.
@@ -120,5 +122,113 @@ fn call(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bind, call);
+/// `GreetParams` with constraints only the schema states, so every call is also checked against
+/// the schema.
+#[derive(Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct CheckedGreetParams {
+    /// Who to greet.
+    #[schemars(length(min = 1, max = 64), regex(pattern = r"^[a-z]+$"))]
+    name: String,
+    /// How many times.
+    #[schemars(range(min = 1, max = 10))]
+    times: u32,
+    /// Shout.
+    loud: Option<bool>,
+}
+
+fn checked_greet_body<'a>(
+    p: CheckedGreetParams,
+    _: Ctx<'a, GreetCaps>,
+    _: CallInfo<'a>,
+) -> BoxFuture<'a, ToolResult> {
+    let p = GreetParams {
+        name: p.name,
+        times: p.times,
+        loud: p.loud,
+    };
+    Box::pin(async move { ToolResult::text(greet(p).await) })
+}
+
+static CHECKED: ToolDefinition<CheckedGreetParams, GreetCaps> =
+    ToolDefinition::new("checked", "Greets someone.", checked_greet_body);
+
+/// The schema of a code-running tool, as `execute_code` writes it by hand.
+fn code_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "code": {"type": "string", "minLength": 1},
+            "filename": {"type": "string", "default": "main.py"},
+            "timeout_ms": {"type": "integer", "minimum": 1, "maximum": 600000}
+        },
+        "required": ["code"]
+    })
+}
+
+fn run_code<'a>(args: Value, _: Ctx<'a, GreetCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
+    Box::pin(async move {
+        ToolResult::text(args["code"].as_str().unwrap_or_default().len().to_string())
+    })
+}
+
+static RAW: RawToolDefinition<GreetCaps> =
+    RawToolDefinition::new("run_code", "Runs code.", code_schema, run_code);
+
+fn checked_calls(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    let token = CancellationToken::new();
+    let typed = bind_tool(&CHECKED, context("s-1")).unwrap();
+    let raw = bind_tool(&RAW, context("s-1")).unwrap();
+    let cases = [
+        (
+            "typed_checked_valid",
+            &typed,
+            json!({"name": "ada", "times": 3, "loud": true}),
+            false,
+        ),
+        (
+            "typed_checked_invalid",
+            &typed,
+            json!({"name": "Ada", "times": 0}),
+            true,
+        ),
+        (
+            "raw_valid",
+            &raw,
+            json!({"code": "print(1)", "timeout_ms": 1000}),
+            false,
+        ),
+        (
+            "raw_invalid",
+            &raw,
+            json!({"code": "", "timeout_ms": 0}),
+            true,
+        ),
+    ];
+    let mut group = c.benchmark_group("checked_call");
+    for (name, tool, args, invalid) in cases {
+        let result = runtime.block_on(tool.execute(ToolCall::new("c", args.clone()), &token));
+        assert_eq!(
+            result.is_error,
+            invalid,
+            "{name}: {}",
+            result.text_content()
+        );
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                runtime.block_on(async {
+                    let call = ToolCall::new("c", black_box(args.clone()));
+                    black_box(tool.execute(call, &token).await)
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bind, call, checked_calls);
 criterion_main!(benches);

@@ -138,6 +138,7 @@ pub mod __private {
         OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, output_schema_of,
         schemas_generated,
     };
+    pub use crate::definition::validate::CompiledSchema;
 
     use crate::BoxFuture;
     use crate::call::ToolResult;

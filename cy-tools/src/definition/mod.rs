@@ -16,7 +16,7 @@ mod name;
 mod raw;
 pub(crate) mod schema;
 mod typed;
-mod validate;
+pub(crate) mod validate;
 
 pub use annotations::ToolAnnotations;
 pub use arg::{Arg, ArgDeserialize, ArgReader, ArgSchema, ArgSchemaFns, deserialize_arg};

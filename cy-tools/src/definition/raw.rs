@@ -51,7 +51,7 @@ pub struct RawToolDefinition<C: CapabilitySet = NoCapabilities> {
 
 struct Compiled {
     schema: Schema,
-    validator: jsonschema::Validator,
+    validator: validate::Validator,
 }
 
 impl<C: CapabilitySet> RawToolDefinition<C> {
@@ -98,7 +98,7 @@ impl<C: CapabilitySet> RawToolDefinition<C> {
         self.compiled
             .get_or_init(|| {
                 let schema = Schema::canonical((self.schema_source)())?;
-                let validator = jsonschema::draft202012::new(schema.value())
+                let validator = validate::Validator::new(schema.value())
                     .map_err(|err| format!("it is not valid JSON Schema 2020-12: {err}"))?;
                 Ok(Compiled { schema, validator })
             })

@@ -70,7 +70,7 @@ pub struct ToolDefinition<P, C: CapabilitySet = NoCapabilities> {
 /// The canonical schema, and a validator when the schema constrains more than the type does.
 struct Checked {
     schema: Schema,
-    validator: Option<jsonschema::Validator>,
+    validator: Option<validate::Validator>,
 }
 
 impl Checked {
@@ -81,7 +81,7 @@ impl Checked {
         // so what the model is shown is also what is enforced.
         let validator = if validate::has_constraints_beyond_serde(schema.value()) {
             Some(
-                jsonschema::draft202012::new(schema.value())
+                validate::Validator::new(schema.value())
                     .map_err(|err| format!("the generated schema does not compile: {err}"))?,
             )
         } else {

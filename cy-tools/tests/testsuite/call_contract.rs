@@ -222,7 +222,7 @@ async fn an_already_cancelled_call_does_not_start() {
 /// Parameters with constraints only the schema states.
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct Constrained {
+pub(crate) struct Constrained {
     /// A non-empty query.
     #[schemars(length(min = 1))]
     query: String,
@@ -239,7 +239,7 @@ fn constrained<'a>(
     Box::pin(async move { cy_tools::ToolResult::text(format!("{} x{}", p.query, p.count)) })
 }
 
-static CONSTRAINED: cy_tools::ToolDefinition<Constrained> =
+pub(crate) static CONSTRAINED: cy_tools::ToolDefinition<Constrained> =
     cy_tools::ToolDefinition::new("constrained", "Has schema-only constraints.", constrained);
 
 #[tokio::test]

@@ -37,7 +37,7 @@ struct Filter {
     dead_code,
     reason = "only its schema is used: the tools are exported, never run"
 )]
-struct SearchParams {
+pub(crate) struct SearchParams {
     /// What to look for.
     #[schemars(length(min = 1))]
     query: String,
@@ -71,7 +71,7 @@ struct Node {
     dead_code,
     reason = "only its schema is used: the tools are exported, never run"
 )]
-struct TreeParams {
+pub(crate) struct TreeParams {
     /// The root.
     root: Node,
 }
@@ -83,7 +83,7 @@ struct TreeParams {
     dead_code,
     reason = "only its schema is used: the tools are exported, never run"
 )]
-struct LabelParams {
+pub(crate) struct LabelParams {
     /// Labels to set.
     labels: BTreeMap<String, String>,
 }
@@ -92,12 +92,12 @@ fn noop<'a, P>(_: P, _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
     Box::pin(async { ToolResult::text("") })
 }
 
-static SEARCH: ToolDefinition<SearchParams> =
+pub(crate) static SEARCH: ToolDefinition<SearchParams> =
     ToolDefinition::new("search", "Searches documents.", noop::<SearchParams>)
         .with_annotations(ToolAnnotations::DEFAULT.read_only().title("Search"));
-static TREE: ToolDefinition<TreeParams> =
+pub(crate) static TREE: ToolDefinition<TreeParams> =
     ToolDefinition::new("tree", "Takes a tree.", noop::<TreeParams>);
-static LABEL: ToolDefinition<LabelParams> =
+pub(crate) static LABEL: ToolDefinition<LabelParams> =
     ToolDefinition::new("label", "Sets labels.", noop::<LabelParams>);
 static NOTHING: ToolDefinition<()> = ToolDefinition::new("nothing", "Takes nothing.", noop::<()>);
 

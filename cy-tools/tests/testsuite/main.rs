@@ -1,6 +1,6 @@
 //! The runtime's integration tests, in one binary (one link instead of one per file): binding,
-//! the call contract, dialect exports, raw definitions and the registry, each a module, over the
-//! hand-written definitions in `support`.
+//! the call contract, dialect exports, raw definitions, the registry and the argument validator
+//! held to jsonschema, each a module, over the hand-written definitions in `support`.
 //!
 //! Duplicate link-time registrations are checked by the `linked_duplicates` example instead: a
 //! registration is linked into whatever binary holds it, and here it would make
@@ -13,3 +13,4 @@ mod call_contract;
 mod dialects;
 mod raw_tools;
 mod registry;
+mod validator_parity;

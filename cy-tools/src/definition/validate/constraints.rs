@@ -1,44 +1,7 @@
-//! Validating arguments against a compiled JSON Schema, with messages in the typed path's form.
+//! Whether a schema generated from a Rust type says more than the type, so that a typed
+//! definition needs a validator at all.
 
 use serde_json::Value;
-
-use crate::call::{ArgProblem, ArgsError, ProblemKind};
-
-/// How many schema violations one error message lists before it stops.
-const MAX_LISTED_VIOLATIONS: usize = 5;
-
-/// Checks `args` against `validator`; the error lists up to five violations, each with the
-/// field path (`items[0].name`) it concerns.
-pub(crate) fn check(validator: &jsonschema::Validator, args: &Value) -> Result<(), ArgsError> {
-    let mut violations: Vec<ArgProblem> = validator
-        .iter_errors(args)
-        .take(MAX_LISTED_VIOLATIONS + 1)
-        .map(|err| {
-            let path = pointer_to_path(err.instance_path().as_str());
-            ArgProblem::new(ProblemKind::Constraint, path, err.to_string())
-        })
-        .collect();
-    if violations.is_empty() {
-        return Ok(());
-    }
-    let more = violations.len() > MAX_LISTED_VIOLATIONS;
-    violations.truncate(MAX_LISTED_VIOLATIONS);
-    let mut message = violations
-        .iter()
-        .map(|v| {
-            if v.path.is_empty() {
-                v.message.clone()
-            } else {
-                format!("`{}`: {}", v.path, v.message)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("; ");
-    if more {
-        message.push_str("; and more");
-    }
-    Err(ArgsError::new(message, violations))
-}
 
 /// Keywords that constrain values beyond what a Rust type (and so serde) enforces.
 const CONSTRAINTS: &[&str] = &[
@@ -90,39 +53,8 @@ pub(crate) fn has_constraints_beyond_serde(schema: &Value) -> bool {
         .any(has_constraints_beyond_serde)
 }
 
-/// `/items/0/name` → `items[0].name`, the form the typed path uses too.
-fn pointer_to_path(pointer: &str) -> String {
-    let mut out = String::new();
-    for segment in pointer.split('/').skip(1) {
-        let segment = segment.replace("~1", "/").replace("~0", "~");
-        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
-            out.push('[');
-            out.push_str(&segment);
-            out.push(']');
-        } else {
-            if !out.is_empty() {
-                out.push('.');
-            }
-            out.push_str(&segment);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
-    use super::pointer_to_path;
-
-    #[test]
-    fn pointers_become_paths() {
-        assert_eq!(pointer_to_path(""), "");
-        assert_eq!(pointer_to_path("/items/0/name"), "items[0].name");
-        assert_eq!(pointer_to_path("/a~1b"), "a/b");
-    }
-}
-
-#[cfg(test)]
-mod constraint_tests {
     use serde_json::json;
 
     use super::has_constraints_beyond_serde;
