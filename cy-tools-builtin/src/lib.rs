@@ -54,6 +54,8 @@ pub mod cli;
 pub mod code_mode;
 #[cfg(feature = "control-server")]
 pub mod control_server;
+#[cfg(any(feature = "control-server", feature = "mcp-http"))]
+mod http_server;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "sessions")]

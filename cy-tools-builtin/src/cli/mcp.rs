@@ -1,8 +1,10 @@
-//! `cy-tools mcp`: serve a session's tools to an MCP client over stdin and stdout.
+//! `cy-tools mcp`: serve a session's tools to an MCP client over stdin and stdout, or over
+//! streamable HTTP with `--http`.
 
 use std::process::ExitCode;
 
 use super::error::CliError;
+use super::mcp_http::{self, HttpArgs};
 use super::runtime::CommandRuntime;
 use super::session::{self, SessionArgs};
 use crate::mcp::McpServer;
@@ -15,20 +17,26 @@ pub(super) struct Args {
     /// tool this session can run]
     #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
     tools: Option<Vec<String>>,
+    #[command(flatten)]
+    http: HttpArgs,
 }
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let tools = session::open(&args.session, args.tools.as_deref())?;
-    tracing::info!(tools = ?tools.names(), "serving MCP on stdio");
     let runtime = CommandRuntime::new()?;
-    // The protocol runs on this thread and the calls on the runtime's workers: a call stuck on
-    // its thread cannot keep the server from answering `ping`, nor from stopping.
+    // The protocol runs apart from the calls, which go on the runtime's workers: a call stuck on
+    // its thread cannot keep the server from answering, nor from stopping.
     let server = McpServer::new(tools)
         .map_err(|err| CliError::new(err.to_string()))?
         .with_call_runtime(runtime.work()?);
-    match runtime.run_here(crate::mcp::serve_server_stdio(server))? {
-        Some(served) => served.map_err(|err| CliError::new(err.to_string()))?,
-        None => tracing::info!("interrupted: stopping the MCP server"),
+    if args.http.enabled() {
+        mcp_http::serve(server, &args.http, &runtime)?;
+    } else {
+        tracing::info!(tools = ?server.declarations().iter().map(|d| &d.name).collect::<Vec<_>>(), "serving MCP on stdio");
+        match runtime.run_here(crate::mcp::serve_server_stdio(server))? {
+            Some(served) => served.map_err(|err| CliError::new(err.to_string()))?,
+            None => tracing::info!("interrupted: stopping the MCP server"),
+        }
     }
     // Dropping the runtime drops the session, which kills the processes its tools started.
     drop(runtime);

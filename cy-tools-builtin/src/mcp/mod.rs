@@ -36,13 +36,15 @@ mod convert;
 mod error;
 #[cfg(unix)]
 mod hangup;
+#[cfg(feature = "mcp-http")]
+pub mod http;
 mod line_check;
 mod lines;
 mod server;
 mod transport;
 
 pub use error::ServeError;
-pub use server::McpServer;
+pub use server::{McpServer, TOOL_LIST_TTL_MS};
 
 use cy_tools::{CancellationToken, Toolset};
 use rmcp::ServiceExt as _;
