@@ -7,4 +7,6 @@ mod connection_cap;
 
 pub(crate) use accept::{Listening, accept_loop};
 pub(crate) use bearer::bearer_matches;
-pub(crate) use connection_cap::{ConnectionCap, Standing};
+pub(crate) use connection_cap::ConnectionCap;
+#[cfg(feature = "mcp-http")]
+pub(crate) use connection_cap::Standing;
