@@ -320,7 +320,7 @@ mod tests {
         assert_eq!(with("http://localhost:9999"), 200);
         assert_eq!(with("https://localhost:9999"), 403);
         // No `Origin`: not a browser, not affected.
-        assert_eq!(status(&remote, &[token.clone()]), 200);
+        assert_eq!(status(&remote, std::slice::from_ref(&token)), 200);
         // A listed origin does not stand in for the token.
         assert_eq!(status(&remote, &[(ORIGIN, "https://app.example.com")]), 401);
 
