@@ -24,15 +24,14 @@ pub(super) struct Args {
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let tools = session::open(&args.session, args.tools.as_deref())?;
     let runtime = CommandRuntime::new()?;
-    // The protocol runs apart from the calls, which go on the runtime's workers: a call stuck on
-    // its thread cannot keep the server from answering, nor from stopping.
-    let server = McpServer::new(tools)
-        .map_err(|err| CliError::new(err.to_string()))?
-        .with_call_runtime(runtime.work()?);
+    let server = McpServer::new(tools).map_err(|err| CliError::new(err.to_string()))?;
     if args.http.enabled() {
         mcp_http::serve(server, &args.http, &runtime)?;
     } else {
         tracing::info!(tools = ?server.declarations().iter().map(|d| &d.name).collect::<Vec<_>>(), "serving MCP on stdio");
+        // The protocol runs on this thread and the calls on the runtime's workers: a call stuck
+        // on its thread cannot keep the server from answering `ping`, nor from stopping.
+        let server = server.with_call_runtime(runtime.work()?);
         match runtime.run_here(crate::mcp::serve_server_stdio(server))? {
             Some(served) => served.map_err(|err| CliError::new(err.to_string()))?,
             None => tracing::info!("interrupted: stopping the MCP server"),

@@ -2,20 +2,11 @@
 //! [`mcp::http`](crate::mcp::http)), with the token from `CY_TOOLS_MCP_TOKEN`.
 
 use std::net::{SocketAddr, ToSocketAddrs as _};
-use std::time::Duration;
-
-use tokio::runtime::Builder;
 
 use super::error::CliError;
-use super::runtime::CommandRuntime;
+use super::runtime::{CommandRuntime, Outcome};
 use crate::mcp::McpServer;
 use crate::mcp::http::{ENDPOINT, McpHttpConfig, McpHttpServer, TOKEN_ENV};
-
-/// Threads the protocol (HTTP, JSON, `rmcp`) runs on, apart from the calls' workers.
-const PROTOCOL_THREADS: usize = 2;
-
-/// How long stopping waits for the protocol's connections to be dropped.
-const SHUTDOWN_WAIT: Duration = Duration::from_millis(500);
 
 /// The options of `mcp` for HTTP.
 #[derive(Debug, clap::Args)]
@@ -40,6 +31,13 @@ impl HttpArgs {
 }
 
 /// Serves `server` over HTTP until the process is asked to stop.
+///
+/// Connections and their calls share the runtime's workers, as the control server's runs do: a
+/// call runs on the task that reads its request, with no hop to another thread and back (which
+/// cost a quarter of the throughput of one client calling back to back). Each request is a
+/// task of its own, so a call that blocks its thread leaves the other worker to the rest; one
+/// per worker would stall answers until they end, though never stopping: that is watched on
+/// this thread, and stopping drops every call and kills its commands.
 pub(super) fn serve(
     server: McpServer,
     args: &HttpArgs,
@@ -51,16 +49,10 @@ pub(super) fn serve(
     let mut config = McpHttpConfig::new(resolve(address)?);
     config.token = token()?;
     config.allowed_origins.clone_from(&args.allow_origin);
-    let protocol = Builder::new_multi_thread()
-        .worker_threads(PROTOCOL_THREADS)
-        .thread_name("cy-tools-http")
-        .enable_all()
-        .build()
-        .map_err(|err| CliError::new(format!("cannot start the async runtime: {err}")))?;
-    let outcome = (|| {
-        let with_token = config.token.is_some();
-        let server = protocol
-            .block_on(McpHttpServer::bind(config, server))
+    let with_token = config.token.is_some();
+    let serve = async move {
+        let server = McpHttpServer::bind(config, server)
+            .await
             .map_err(|err| CliError::new(err.to_string()))?;
         let addr = server
             .local_addr()
@@ -74,25 +66,20 @@ pub(super) fn serve(
                 ""
             }
         );
-        let serving = protocol.spawn(server.run());
-        match runtime.run_here(serving)? {
-            Some(Ok(Ok(()))) => Ok(()),
-            Some(Ok(Err(err))) => Err(CliError::new(format!("MCP server stopped: {err}"))),
-            Some(Err(err)) => Err(CliError::new(format!(
-                "the MCP server stopped unexpectedly: {err}"
-            ))),
-            None => {
-                tracing::info!(
-                    "interrupted: stopping the MCP server; calls still going are killed"
-                );
-                Ok(())
-            }
+        server
+            .run()
+            .await
+            .map_err(|err| CliError::new(format!("MCP server stopped: {err}")))
+    };
+    match runtime.run(serve)? {
+        Outcome::Done(served) => served,
+        // The caller drops the runtime next: every connection and the call in flight on it are
+        // dropped, which stops the call and kills its commands.
+        Outcome::Interrupted(_) => {
+            tracing::info!("interrupted: stopping the MCP server; calls still going are killed");
+            Ok(())
         }
-    })();
-    // Drops every connection and the call in flight on it, which stops the call; the caller
-    // then drops the call runtime, killing any command left.
-    protocol.shutdown_timeout(SHUTDOWN_WAIT);
-    outcome
+    }
 }
 
 /// `HOST:PORT` as an address to listen on (`localhost:8765` resolves).

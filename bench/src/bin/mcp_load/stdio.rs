@@ -208,6 +208,7 @@ pub async fn run(
         tasks.push(tokio::spawn(async move {
             let path = format!("bench/lane{lane}.txt");
             let mut latencies = Vec::new();
+            let mut per_tool: HashMap<&'static str, Vec<Duration>> = HashMap::new();
             while Instant::now() < until {
                 for (tool, arguments) in dialect.calls(&path, "bench", &content) {
                     let sent = Instant::now();
@@ -215,20 +216,35 @@ pub async fn run(
                     match result {
                         Ok(result) if result["isError"] != true => {
                             latencies.push(sent.elapsed());
+                            per_tool.entry(tool).or_default().push(sent.elapsed());
                         }
                         Ok(result) => return Err(format!("{tool} failed: {}", text(&result))),
                         Err(error) => return Err(format!("{tool} failed: {error}")),
                     }
                 }
             }
-            Ok::<_, String>(latencies)
+            Ok::<_, String>((latencies, per_tool))
         }));
     }
     let mut all = Vec::new();
+    let mut per_tool: HashMap<&'static str, Vec<Duration>> = HashMap::new();
     for task in tasks {
-        all.extend(task.await.map_err(|err| err.to_string())??);
+        let (latencies, tools) = task.await.map_err(|err| err.to_string())??;
+        all.extend(latencies);
+        for (tool, mut latencies) in tools {
+            per_tool.entry(tool).or_default().append(&mut latencies);
+        }
     }
     all.sort_unstable();
+    let per_tool: serde_json::Map<String, Value> = per_tool
+        .into_iter()
+        .map(|(tool, mut latencies)| {
+            latencies.sort_unstable();
+            let mean = latencies.iter().sum::<Duration>() / latencies.len().max(1) as u32;
+            let stats = json!({"p50_us": quantile_us(&latencies, 0.5), "mean_us": mean.as_secs_f64() * 1e6});
+            (tool.to_string(), stats)
+        })
+        .collect();
     if let Ok(server) = Arc::try_unwrap(server) {
         server.stop().await;
     }
@@ -238,5 +254,6 @@ pub async fn run(
         "calls_per_s": all.len() as f64 / seconds as f64,
         "p50_us": quantile_us(&all, 0.5),
         "p99_us": quantile_us(&all, 0.99),
+        "per_tool": per_tool,
     }))
 }

@@ -1,9 +1,13 @@
 //! `cy-tools-app mcp --http 127.0.0.1:0`, started for a test and stopped when dropped, with the
 //! URL it printed.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
 
 use super::app::app;
 
@@ -50,6 +54,58 @@ impl HttpMcp {
             eprint!("{rest}");
         });
         HttpMcp { child, url }
+    }
+}
+
+impl HttpMcp {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Waits for the server to exit, failing the test if it takes longer than `within` from
+    /// `since`.
+    pub fn exits(&mut self, since: Instant, within: Duration) {
+        loop {
+            if self.child.try_wait().unwrap().is_some() {
+                let took = since.elapsed();
+                assert!(
+                    took <= within,
+                    "stopped after {took:?}, more than {within:?}"
+                );
+                return;
+            }
+            assert!(
+                since.elapsed() <= within + Duration::from_secs(5),
+                "the server did not stop"
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Starts `tools/call` of `tool` on a connection of its own, and leaves it running: the
+    /// returned socket is the client, which never reads.
+    pub fn start_call(&self, tool: &str, arguments: Value) -> TcpStream {
+        let addr = self
+            .url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp");
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": tool,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "0"},
+            },
+        }})
+        .to_string();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: {tool}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        let mut stream = TcpStream::connect(addr).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        stream
     }
 }
 
