@@ -12,8 +12,12 @@ use crate::http_server::bearer_matches;
 /// The checks every request passes before anything else is read.
 pub(super) struct Access {
     token: Option<String>,
-    /// The server listens on a loopback address: `Host` must be a loopback name.
+    /// The server listens on a loopback address (the default `Origin` policy depends on it).
     loopback: bool,
+    /// `Host` must be a loopback name: on a loopback address without a token, where a page
+    /// that rebinds its domain to 127.0.0.1 could otherwise call (with a token it could not,
+    /// and a reverse proxy on the same machine may send its own name).
+    check_host: bool,
     /// Explicitly allowed origins; when empty, see [`Access::origin_allowed`].
     origins: Vec<AllowedOrigin>,
 }
@@ -65,6 +69,7 @@ impl Access {
         Ok(Access {
             token: token.map(str::to_string),
             loopback,
+            check_host: loopback && token.is_none(),
             origins,
         })
     }
@@ -73,16 +78,16 @@ impl Access {
         self.token.is_some()
     }
 
-    /// Checks `Host` (on a loopback address), then `Origin`, then the token.
+    /// Checks `Host` (on a loopback address without a token), then `Origin`, then the token.
     pub(super) fn check(&self, headers: &HeaderMap) -> Result<(), Refusal> {
-        if self.loopback
+        if self.check_host
             && let Some(host) = headers.get(HOST)
             && !is_loopback_authority(host.as_bytes())
         {
             return Err(Refusal {
                 status: StatusCode::FORBIDDEN,
                 message: format!(
-                    "the `Host` header `{}` is not a loopback name, and this server listens on a loopback address, so the request may come from a page that rebound its domain to it; reach the server as `localhost`, `127.0.0.1` or `[::1]`",
+                    "the `Host` header `{}` is not a loopback name, and this server listens on a loopback address without a token, so the request may come from a page that rebound its domain to it; reach the server as `localhost`, `127.0.0.1` or `[::1]` (a reverse proxy in front of it can send `Host: localhost`), or start it with a token",
                     String::from_utf8_lossy(host.as_bytes())
                 ),
             });
@@ -285,6 +290,13 @@ mod tests {
         for host in ["evil.example:8765", "192.168.1.2", "localhost.evil.example"] {
             assert_eq!(status(&access, &[(HOST, host)]), 403, "{host}");
         }
+        // With a token, a rebound page cannot call anyway; a proxy may send its own name.
+        let proxied = Access::new("127.0.0.1".parse().unwrap(), Some(TOKEN), &[]).unwrap();
+        let with = [
+            (AUTHORIZATION, "Bearer 0123456789abcdef"),
+            (HOST, "mcp.example.com"),
+        ];
+        assert_eq!(status(&proxied, &with), 200);
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! * **`Origin` and `Host`** (the specification's defence against DNS rebinding): a request
 //!   whose `Origin` is not allowed ([`McpHttpConfig::allowed_origins`]; by default, on a
 //!   loopback address, pages served from `localhost`, `127.0.0.1` or `[::1]`) is answered `403`,
-//!   and so, on a loopback address, is one whose `Host` is not a loopback name.
+//!   and so, on a loopback address without a token, is one whose `Host` is not a loopback name.
 //! * **Bounds**: a body over [`McpHttpConfig::max_body_bytes`] is answered `413`; one that
 //!   pauses longer than [`McpHttpConfig::idle_timeout`] `408`; a connection that sends no whole
 //!   request head within [`McpHttpConfig::header_timeout`] is closed; at most

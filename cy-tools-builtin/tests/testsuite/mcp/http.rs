@@ -184,11 +184,16 @@ async fn requests_are_refused_before_rmcp_with_the_fix() {
             .message()
             .contains("--allow-origin https://evil.example")
     );
-    let rebound = format!(
-        "POST /mcp HTTP/1.1\r\nHost: evil.example:8765\r\n{}Connection: close\r\nContent-Length: 0\r\n\r\n",
-        auth()
-    );
-    let answer = exchange(addr, &rebound).await;
+    // With a token, any `Host` (a proxy's name); without one, only loopback names.
+    let rebound = |auth: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: evil.example:8765\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{list}",
+            list.len()
+        )
+    };
+    assert_eq!(exchange(addr, &rebound(&auth())).await.status, 200);
+    let (_open_dir, open) = serve(|_| {}).await;
+    let answer = exchange(open, &rebound("")).await;
     assert_eq!(answer.status, 403);
     assert!(
         answer.message().contains("is not a loopback name"),
