@@ -12,6 +12,11 @@
 //! The benchmarks are `benches/peers.rs` and `benches/scaling.rs`; heap bytes per session come
 //! from the `session_memory` binary, which counts allocations. `scripts/bench-peers` and
 //! `scripts/bench-scaling` run them and print the figures BENCHMARKS.md quotes.
+//!
+//! MCP over the wire has two binaries, run by `scripts/bench-http`: `rmcp_http`, rmcp's
+//! streamable HTTP server as rmcp documents one, and `mcp_load`, the one client that drives it,
+//! `cy-tools mcp --http`, FastMCP (`http/fastmcp_server.py`), and over stdio `cy-tools mcp` and
+//! the reference filesystem server.
 
 #![forbid(unsafe_code)]
 

@@ -24,7 +24,8 @@
 //! | `remote` | [`executor::RemoteExecutor`]: code runs on a control server over HTTP |
 //! | `code-mode` | [`code_mode`]: code run by `execute_code` calls the session's tools back |
 //! | `control-server` | [`control_server`]: the host end of the remote executor (implies `code-mode`) |
-//! | `mcp` | [`mcp`]: an MCP server over a session's tools |
+//! | `mcp` | [`mcp`]: an MCP server over a session's tools, on stdio |
+//! | `mcp-http` | [`mcp::http`](mcp): the same server over streamable HTTP, with a bearer token, stateless (implies `mcp`) |
 //! | `cli` | [`cli`] and the `cy-tools` binary: everything above, from the command line |
 //!
 //! The tools register themselves at link time. An application that uses nothing else from this
@@ -55,6 +56,8 @@ pub mod cli;
 pub mod code_mode;
 #[cfg(feature = "control-server")]
 pub mod control_server;
+#[cfg(any(feature = "control-server", feature = "mcp-http"))]
+mod http_server;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 #[cfg(feature = "sessions")]

@@ -10,8 +10,8 @@ use cy_tools::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// How often each word occurs in a text.
-#[derive(Serialize)]
+/// How often each word occurs in a text (its schema is the tool's MCP `outputSchema`).
+#[derive(Serialize, JsonSchema)]
 pub struct WordStats {
     /// How many words.
     pub words: usize,
@@ -23,7 +23,7 @@ pub struct WordStats {
 
 /// Count the words of a text: how many, how many distinct, and the most common one (the first
 /// in alphabetical order on a tie), as structured JSON.
-#[tool(read_only, idempotent, open_world = false)]
+#[tool(title = "Word statistics", read_only, idempotent, open_world = false)]
 pub async fn word_stats(
     /// The text, words separated by whitespace.
     text: String,

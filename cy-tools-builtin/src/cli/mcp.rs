@@ -1,8 +1,10 @@
-//! `cy-tools mcp`: serve a session's tools to an MCP client over stdin and stdout.
+//! `cy-tools mcp`: serve a session's tools to an MCP client over stdin and stdout, or over
+//! streamable HTTP with `--http`.
 
 use std::process::ExitCode;
 
 use super::error::CliError;
+use super::mcp_http::{self, HttpArgs};
 use super::runtime::CommandRuntime;
 use super::session::{self, SessionArgs};
 use crate::mcp::McpServer;
@@ -15,25 +17,30 @@ pub(super) struct Args {
     /// tool this session can run]
     #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
     tools: Option<Vec<String>>,
+    #[command(flatten)]
+    http: HttpArgs,
 }
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let runtime = CommandRuntime::new()?;
     let opened = session::open(&args.session, args.tools.as_deref(), &runtime)?;
-    tracing::info!(tools = ?opened.tools.names(), "serving MCP on stdio");
     // A stored session's calls go through it, so they are recorded in its log.
     let server = match opened.session {
         Some(session) => McpServer::for_session(session),
         None => McpServer::new(opened.tools),
-    };
-    // The protocol runs on this thread and the calls on the runtime's workers: a call stuck on
-    // its thread cannot keep the server from answering `ping`, nor from stopping.
-    let server = server
-        .map_err(|err| CliError::new(err.to_string()))?
-        .with_call_runtime(runtime.work()?);
-    match runtime.run_here(crate::mcp::serve_server_stdio(server))? {
-        Some(served) => served.map_err(|err| CliError::new(err.to_string()))?,
-        None => tracing::info!("interrupted: stopping the MCP server"),
+    }
+    .map_err(|err| CliError::new(err.to_string()))?;
+    if args.http.enabled() {
+        mcp_http::serve(server, &args.http, &runtime)?;
+    } else {
+        tracing::info!(tools = ?server.declarations().iter().map(|d| &d.name).collect::<Vec<_>>(), "serving MCP on stdio");
+        // The protocol runs on this thread and the calls on the runtime's workers: a call stuck
+        // on its thread cannot keep the server from answering `ping`, nor from stopping.
+        let server = server.with_call_runtime(runtime.work()?);
+        match runtime.run_here(crate::mcp::serve_server_stdio(server))? {
+            Some(served) => served.map_err(|err| CliError::new(err.to_string()))?,
+            None => tracing::info!("interrupted: stopping the MCP server"),
+        }
     }
     // Dropping the runtime drops the session, which kills the processes its tools started.
     drop(runtime);

@@ -20,6 +20,7 @@ mod error;
 mod limits;
 mod list;
 mod mcp;
+mod mcp_http;
 mod runtime;
 mod schema;
 mod session;
@@ -48,7 +49,7 @@ enum Command {
     Schema(schema::Args),
     /// Run one tool in a session over a folder and print its result.
     Call(call::Args),
-    /// Serve tools to an MCP client over stdin and stdout.
+    /// Serve tools to an MCP client over stdin and stdout, or over streamable HTTP (`--http`).
     Mcp(mcp::Args),
     /// Run code for remote sessions: the host end of the remote `execute_code` executor.
     ControlServer(control_server::Args),

@@ -3,7 +3,8 @@
 use std::io;
 
 use axum::http::HeaderMap;
-use axum::http::header::AUTHORIZATION;
+
+use crate::http_server::bearer_matches;
 
 use super::MIN_TOKEN_LEN;
 
@@ -35,30 +36,17 @@ impl Token {
         }
     }
 
-    /// Whether `headers` carry `Authorization: Bearer <this token>`.
+    /// Whether `headers` carry `Authorization: Bearer <this token>` (compared in constant
+    /// time).
     pub(super) fn admits(&self, headers: &HeaderMap) -> bool {
-        let Some(given) = headers
-            .get(AUTHORIZATION)
-            .and_then(|value| value.as_bytes().strip_prefix(b"Bearer "))
-        else {
-            return false;
-        };
-        constant_time_eq(given, self.0.as_bytes())
+        bearer_matches(headers, &self.0)
     }
-}
-
-/// Compares in time that depends on the lengths only, so a wrong token's timing does not tell
-/// how much of it was right.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::header::AUTHORIZATION;
 
     #[test]
     fn only_the_exact_bearer_token_is_admitted() {

@@ -40,8 +40,6 @@
 
 mod auth;
 mod code_mode;
-mod connection_cap;
-mod connections;
 mod execute;
 mod request_body;
 
@@ -52,15 +50,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::ConnectInfo;
 use axum::routing::{get, post};
+use hyper::body::Incoming;
+use hyper::service::{Service as _, service_fn};
+use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::ExecLimits;
 use crate::executor::DEFAULT_COMMAND;
+use crate::http_server::{ConnectionCap, Listening, accept_loop};
 use auth::Token;
-use connection_cap::ConnectionCap;
-use connections::{Connections, accept_loop};
 use execute::{ServerState, execute, health};
 
 /// The environment variable the token is read from unless the config names another.
@@ -321,12 +322,25 @@ impl ControlServer {
             )
             .route("/v1/health", get(health))
             .with_state(Arc::clone(&self.state));
-        let connections = Connections {
-            state: self.state,
+        let listening = Listening {
             header_timeout: self.header_timeout,
             cap: ConnectionCap::new(self.max_connections),
         };
-        accept_loop(self.listener, router, connections).await
+        let state = self.state;
+        accept_loop(self.listener, listening, move |peer, standing| {
+            let router = TowerToHyperService::new(router.clone());
+            let state = Arc::clone(&state);
+            service_fn(move |mut request: hyper::Request<Incoming>| {
+                // The same check each endpoint makes before anything else; passing it here is
+                // what protects this connection from eviction.
+                if state.token.admits(request.headers()) {
+                    standing.authenticate();
+                }
+                request.extensions_mut().insert(ConnectInfo(peer));
+                router.call(request)
+            })
+        })
+        .await
     }
 }
 

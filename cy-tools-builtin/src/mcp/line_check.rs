@@ -38,8 +38,49 @@ pub(super) enum Checked {
     Drop,
 }
 
+/// How messages arrive, for the wording of the errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Framing {
+    /// One message per line (stdio).
+    Lines,
+    /// One message per HTTP request body (streamable HTTP).
+    #[cfg_attr(not(feature = "mcp-http"), allow(dead_code))]
+    Bodies,
+}
+
+impl Framing {
+    /// What carries one message.
+    fn unit(self) -> &'static str {
+        match self {
+            Framing::Lines => "line",
+            Framing::Bodies => "request body",
+        }
+    }
+
+    /// How many messages go in each.
+    fn one_each(self) -> &'static str {
+        match self {
+            Framing::Lines => "per line",
+            Framing::Bodies => "per request",
+        }
+    }
+
+    /// Where each message of a batch goes instead.
+    fn each_apart(self) -> &'static str {
+        match self {
+            Framing::Lines => "on a line of its own",
+            Framing::Bodies => "in a request of its own",
+        }
+    }
+}
+
 /// Checks one line (without its newline).
 pub(super) fn check(line: &[u8]) -> Checked {
+    check_framed(line, Framing::Lines)
+}
+
+/// Checks one message as `framing` carries it.
+pub(super) fn check_framed(line: &[u8], framing: Framing) -> Checked {
     // As `rmcp` reads a line: without a final `\r`, or a UTF-8 byte order mark.
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
@@ -58,7 +99,9 @@ pub(super) fn check(line: &[u8]) -> Checked {
                 PARSE_ERROR,
                 Value::Null,
                 format!(
-                    "parse error: the line is not JSON ({err}); send one JSON-RPC 2.0 message per line, such as {EXAMPLE}"
+                    "parse error: the {} is not JSON ({err}); send one JSON-RPC 2.0 message {}, such as {EXAMPLE}",
+                    framing.unit(),
+                    framing.one_each()
                 ),
             );
         }
@@ -68,7 +111,10 @@ pub(super) fn check(line: &[u8]) -> Checked {
         Value::Array(_) => {
             return invalid(
                 Value::Null,
-                "a batch (a JSON array) is not supported; send each message on a line of its own",
+                &format!(
+                    "a batch (a JSON array) is not supported; send each message {}",
+                    framing.each_apart()
+                ),
             );
         }
         other => {

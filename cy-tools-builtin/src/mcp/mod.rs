@@ -16,6 +16,8 @@
 //!   request's `id` (or `null`) for an invalid request, nothing for a malformed notification.
 //! * The protocol owns stdout; logs go through `tracing`, which the `cy-tools` binary writes to
 //!   stderr.
+//! * Over streamable HTTP (feature `mcp-http`): the `http` module, the same server behind a bearer
+//!   token, `Origin` checks and bounded requests, stateless so replicas can share a workspace.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), cy_tools_builtin::mcp::ServeError> {
@@ -36,13 +38,15 @@ mod convert;
 mod error;
 #[cfg(unix)]
 mod hangup;
+#[cfg(feature = "mcp-http")]
+pub mod http;
 mod line_check;
 mod lines;
 mod server;
 mod transport;
 
 pub use error::ServeError;
-pub use server::McpServer;
+pub use server::{McpServer, TOOL_LIST_TTL_MS};
 
 use cy_tools::{CancellationToken, Toolset};
 use rmcp::ServiceExt as _;

@@ -4,9 +4,9 @@ use std::sync::Arc;
 
 use cy_tools::{Dialect, Session, ToolCall, Toolset};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -16,6 +16,11 @@ use tokio::runtime::Handle;
 use super::convert::call_tool_result;
 use super::{ServeError, call_task};
 
+/// How long a client may keep a `tools/list` answer (2026-07-28's `ttlMs`): the list never
+/// changes while a server runs, so this only bounds how late a client sees a redeployed
+/// server's new tool set (and a call to a tool gone since is answered with the valid ones).
+pub const TOOL_LIST_TTL_MS: u64 = 5 * 60 * 1000;
+
 /// An MCP server (an `rmcp` [`ServerHandler`]) over one session's tools.
 ///
 /// Cloning is cheap: clones share the toolset and its declarations.
@@ -24,6 +29,8 @@ pub struct McpServer {
     inner: Arc<Inner>,
     /// Where calls run, when not on the protocol's own runtime.
     call_runtime: Option<Handle>,
+    /// Who may cache `tools/list` (2026-07-28's `cacheScope`).
+    list_scope: CacheScope,
 }
 
 struct Inner {
@@ -80,6 +87,7 @@ impl McpServer {
                 info,
             }),
             call_runtime: None,
+            list_scope: CacheScope::Public,
         })
     }
 
@@ -102,6 +110,15 @@ impl McpServer {
     #[must_use]
     pub fn with_call_runtime(mut self, runtime: Handle) -> Self {
         self.call_runtime = Some(runtime);
+        self
+    }
+
+    /// The same server, telling 2026-07-28 clients that its `tools/list` answer is theirs only
+    /// (`cacheScope: "private"`), for a server that only token holders may reach; by default
+    /// it is `"public"`, since the list is the same for every caller.
+    #[must_use]
+    pub fn with_private_tool_list(mut self) -> Self {
+        self.list_scope = CacheScope::Private;
         self
     }
 
@@ -131,11 +148,19 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(
-            self.inner.declarations.clone(),
-        ))
+        let list = ListToolsResult::with_all_items(self.inner.declarations.clone());
+        // The caching fields are 2026-07-28's; older clients get the list as they know it.
+        let caching = context
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        Ok(if caching {
+            list.with_ttl_ms(TOOL_LIST_TTL_MS)
+                .with_cache_scope(self.list_scope)
+        } else {
+            list
+        })
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

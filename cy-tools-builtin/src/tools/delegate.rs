@@ -22,7 +22,12 @@ pub struct DelegateArgs {
 /// Hand a task to a subagent and get its final answer. The subagent runs in a child session
 /// with the tools of its profile and its own folder inside this workspace (its files are under
 /// `subagents/`); it cannot see this conversation, so say everything it needs in `task`.
-#[tool(capabilities(factory), open_world, destructive)]
+#[tool(
+    title = "Delegate to a subagent",
+    capabilities(factory),
+    open_world,
+    destructive
+)]
 pub async fn delegate(
     factory: &dyn SessionFactory,
     call: CallInfo,

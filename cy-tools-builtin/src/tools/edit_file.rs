@@ -6,7 +6,12 @@ use super::text::plural;
 
 /// Replace exact text in a file of the workspace. `old_string` must occur exactly once (copy it
 /// from the file with enough surrounding lines to be unique), unless `replace_all` is set.
-#[tool(capabilities(env), destructive, open_world = false)]
+#[tool(
+    title = "Edit file",
+    capabilities(env),
+    destructive,
+    open_world = false
+)]
 pub async fn edit_file(
     ctx: Ctx<'_>,
     /// Path of the file, relative to the workspace root (or under `/workspace/`).

@@ -53,8 +53,12 @@ fn schema() -> Value {
 
 /// The `execute_code` definition.
 pub static EXECUTE_CODE: RawToolDefinition<ExecuteCodeCaps> =
-    RawToolDefinition::new("execute_code", DESCRIPTION, schema, execute_code)
-        .with_annotations(ToolAnnotations::DEFAULT.destructive(true).open_world(true));
+    RawToolDefinition::new("execute_code", DESCRIPTION, schema, execute_code).with_annotations(
+        ToolAnnotations::DEFAULT
+            .title("Run Python code")
+            .destructive(true)
+            .open_world(true),
+    );
 
 cy_tools::__private::inventory::submit!(cy_tools::ToolRegistration::new(
     &EXECUTE_CODE,

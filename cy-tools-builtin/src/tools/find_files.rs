@@ -11,7 +11,13 @@ const MAX_WALK: usize = 200_000;
 
 /// Find files by glob pattern (`*.rs`, `src/**/*.py`, `**/test_*`), relative to `path`. Skips
 /// what `.gitignore` ignores and hidden files. Returns matching paths, sorted, one per line.
-#[tool(capabilities(env), read_only, idempotent, open_world = false)]
+#[tool(
+    title = "Find files",
+    capabilities(env),
+    read_only,
+    idempotent,
+    open_world = false
+)]
 pub async fn find_files(
     ctx: Ctx<'_>,
     /// Glob matched against each file's path relative to `path`; `*` also crosses folders.

@@ -12,7 +12,13 @@ const MAX_DEPTH: u32 = 10;
 
 /// List a folder of the workspace: one entry per line, sorted, folders ending in `/`, files
 /// with their size, symbolic links marked. `depth` above 1 lists subfolders too.
-#[tool(capabilities(env), read_only, idempotent, open_world = false)]
+#[tool(
+    title = "List directory",
+    capabilities(env),
+    read_only,
+    idempotent,
+    open_world = false
+)]
 pub async fn list_directory(
     ctx: Ctx<'_>,
     /// Folder to list, relative to the workspace root (`.` for the root).

@@ -52,7 +52,12 @@ impl ProcessAction {
 /// standard input, or `kill` it and everything it started; `list` shows them all. Unread
 /// output is kept up to a limit, oldest dropped first, so read it regularly. Every process is
 /// killed when the session ends. For a command that finishes on its own, use `terminal`.
-#[tool(capabilities(env), open_world, destructive)]
+#[tool(
+    title = "Background process",
+    capabilities(env),
+    open_world,
+    destructive
+)]
 pub async fn process(
     ctx: Ctx<'_>,
     /// What to do: `start` runs `command` in the background and returns its id; `status`,

@@ -20,7 +20,13 @@ const BINARY_SNIFF: usize = 8 * 1024;
 /// Read a UTF-8 text file from the workspace, with line numbers (`cat -n` style). Reads at most
 /// `limit` lines from line `offset`; for a long file, call again with the offset the answer
 /// names. Refuses binary files.
-#[tool(capabilities(env), read_only, idempotent, open_world = false)]
+#[tool(
+    title = "Read file",
+    capabilities(env),
+    read_only,
+    idempotent,
+    open_world = false
+)]
 pub async fn read_file(
     ctx: Ctx<'_>,
     /// Path of the file, relative to the workspace root (or under `/workspace/`).

@@ -11,7 +11,13 @@ const MAX_RESULTS: u32 = 1000;
 /// Search file contents with a regular expression (Rust regex syntax). Answers
 /// `path:line: text`, one match per line, in file order. Skips binary files, hidden files and
 /// what `.gitignore` ignores.
-#[tool(capabilities(env), read_only, idempotent, open_world = false)]
+#[tool(
+    title = "Search text",
+    capabilities(env),
+    read_only,
+    idempotent,
+    open_world = false
+)]
 pub async fn search_text(
     ctx: Ctx<'_>,
     /// The regular expression to look for.

@@ -9,7 +9,12 @@ pub const MAX_MESSAGE_CHARS: usize = 16_000;
 /// Send a message to the people this session works for, in its chat: progress they should
 /// see, a result, or a question only they can answer. It is delivered as written; the answer,
 /// if any, does not come back through this tool.
-#[tool(capabilities(chat, session), open_world, destructive = false)]
+#[tool(
+    title = "Send message",
+    capabilities(chat, session),
+    open_world,
+    destructive = false
+)]
 pub async fn send_message(
     chat: &dyn Chat,
     session: &SessionIdentity,

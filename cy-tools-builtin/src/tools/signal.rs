@@ -28,6 +28,7 @@ fn check_name(name: &str) -> Result<(), ToolError> {
 /// payload. A session waiting for that name with `wait_for_signal` wakes up with it; if none
 /// is waiting yet, the signal is kept until one waits.
 #[tool(
+    title = "Signal",
     capabilities(coordinator, session),
     open_world = false,
     destructive = false
@@ -55,7 +56,12 @@ pub async fn signal(
 
 /// Wait for a named signal sent to this session, up to `timeout_ms`; returns who sent it and
 /// its payload. Signals that arrived before the wait are kept, so none is missed.
-#[tool(capabilities(coordinator, session), read_only, open_world = false)]
+#[tool(
+    title = "Wait for a signal",
+    capabilities(coordinator, session),
+    read_only,
+    open_world = false
+)]
 pub async fn wait_for_signal(
     coordinator: &dyn Coordinator,
     session: &SessionIdentity,

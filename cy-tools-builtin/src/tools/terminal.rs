@@ -10,7 +10,12 @@ use cy_tools::{ExecOptions, ShellResult};
 /// process it starts are killed at the timeout, and whatever it leaves running in the
 /// background is killed when it exits: start servers and other long-running work with the
 /// `process` tool instead. Very long output is cut, with a notice.
-#[tool(capabilities(env), open_world, destructive)]
+#[tool(
+    title = "Run a shell command",
+    capabilities(env),
+    open_world,
+    destructive
+)]
 pub async fn terminal(
     ctx: Ctx<'_>,
     call: CallInfo,

@@ -57,7 +57,12 @@ pub struct WorkflowArgs {
 /// Run several tasks, each in its own subagent session, and get every answer back, labelled
 /// by task. Use `parallel` for independent tasks and `sequence` when order matters; each
 /// subagent sees only its own `task`.
-#[tool(capabilities(factory), open_world, destructive)]
+#[tool(
+    title = "Run a workflow",
+    capabilities(factory),
+    open_world,
+    destructive
+)]
 pub async fn workflow(
     factory: &dyn SessionFactory,
     call: CallInfo,

@@ -7,7 +7,13 @@ use super::text::size;
 
 /// Write a text file in the workspace, replacing it if it exists and creating missing parent
 /// folders. The write is atomic: the file holds the old or the new contents, never a mix.
-#[tool(capabilities(env), destructive, idempotent, open_world = false)]
+#[tool(
+    title = "Write file",
+    capabilities(env),
+    destructive,
+    idempotent,
+    open_world = false
+)]
 pub async fn write_file(
     ctx: Ctx<'_>,
     /// Path of the file, relative to the workspace root (or under `/workspace/`).

@@ -50,58 +50,11 @@ fn layout() -> Layout {
 }
 
 /// Every escape form: `..`, absolute paths, file and folder symlinks anywhere in the path
-/// (relative and absolute targets), loops, NUL bytes, over-long paths.
+/// (relative and absolute targets), loops, NUL bytes, over-long paths. In a file of its own, so
+/// `scripts/bench-http` sends the same corpus to the reference filesystem MCP server.
 fn corpus() -> Vec<String> {
-    let mut paths: Vec<String> = [
-        "..",
-        "../",
-        "../outside/secret.txt",
-        "../../etc/passwd",
-        "./../outside/secret.txt",
-        "sub/../../outside/secret.txt",
-        "sub/../..",
-        "a/b/../../../outside/secret.txt",
-        "inside.txt/../../outside/secret.txt",
-        "/etc/passwd",
-        "/etc",
-        "/",
-        "//etc/passwd",
-        "/./etc/passwd",
-        "/tmp/cy-escape.txt",
-        "/proc/self/root/etc/passwd",
-        "/dev/null",
-        "/workspace/../outside/secret.txt",
-        "/workspace/../../etc/passwd",
-        "/workspacex/secret.txt",
-        "/workspace/sub/../../outside/secret.txt",
-        "link_out_file",
-        "link_out_abs",
-        "link_out_dir",
-        "link_out_dir/",
-        "link_out_dir/secret.txt",
-        "link_out_dir/dir/deep.txt",
-        "link_out_dir/new.txt",
-        "link_out_dir_abs",
-        "link_out_dir_abs/secret.txt",
-        "link_out_dir_abs/dir",
-        "sub/link_up",
-        "sub/link_up/outside/secret.txt",
-        "sub/link_up/ws/inside.txt",
-        "link_root/etc/passwd",
-        "link_root/tmp/cy-escape.txt",
-        "/workspace/link_out_dir/secret.txt",
-        "loop_a",
-        "loop_a/x",
-        "inside.txt\0../outside/secret.txt",
-        "\0",
-        "link_out_file\0",
-    ]
-    .into_iter()
-    .map(String::from)
-    .collect();
-    paths.push("a/".repeat(3000));
-    paths.push(format!("{}/x", "n".repeat(300)));
-    paths
+    serde_json::from_str(include_str!("path_attacks.json"))
+        .expect("path_attacks.json is a JSON array of strings")
 }
 
 fn tools(ws: &Path) -> Vec<BoundTool> {

@@ -12,6 +12,8 @@ mod dialect_json;
 mod macro_calls;
 mod macro_registry;
 mod macro_schemas;
+mod mcp_http_client;
+mod mcp_inspector;
 mod mcp_python_client;
 mod output_schema;
 mod stuck;

@@ -23,7 +23,7 @@ use crate::support::app::app;
 
 /// The interpreter named by `CY_MCP_PYTHON`; its absence fails the run under CI, and elsewhere
 /// says which check is skipped.
-fn python(check: &str) -> Option<PathBuf> {
+pub(crate) fn python(check: &str) -> Option<PathBuf> {
     match std::env::var_os("CY_MCP_PYTHON") {
         Some(path) => {
             let path = PathBuf::from(path);

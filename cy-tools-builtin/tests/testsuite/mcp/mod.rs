@@ -1,5 +1,7 @@
 //! The MCP server over a session's tools: the protocol in process and through the binary, and
-//! input that is not what MCP allows (not JSON, invalid requests, lines too long to hold).
+//! input that is not what MCP allows (not JSON, invalid requests, lines too long to hold), and
+//! over streamable HTTP.
 
 mod bad_input;
+mod http;
 mod server;

@@ -178,8 +178,9 @@ async fn tools_list_is_sorted_and_is_the_mcp_dialect_export() {
     assert_eq!(listed, &expected);
     assert_eq!(
         listed[2]["annotations"],
-        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+        json!({"title": "Read file", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
     );
+    assert_eq!(listed[2]["title"], "Read file");
 }
 
 #[tokio::test]

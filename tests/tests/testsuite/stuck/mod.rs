@@ -6,3 +6,4 @@
 mod blocking;
 mod fifo;
 mod harness;
+mod http;

@@ -2,5 +2,6 @@
 
 pub mod app;
 pub mod conformance;
+pub mod http_mcp;
 pub mod process;
 pub mod reaper;

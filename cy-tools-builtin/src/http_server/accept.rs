@@ -5,6 +5,7 @@
 //! nothing, stayed open for good; under a low open-file limit enough of them stopped the server
 //! from accepting anything, its health check included.
 
+use std::error::Error as StdError;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -12,18 +13,15 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use axum::Router;
-use axum::extract::ConnectInfo;
-use hyper::body::Incoming;
+use hyper::body::{Body, Incoming};
 use hyper::server::conn::http1;
-use hyper::service::{Service, service_fn};
+use hyper::service::Service;
+use hyper::{Request, Response};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::connection_cap::{Admission, Admitted, ConnectionCap, Place};
-use super::execute::ServerState;
+use super::connection_cap::{Admission, Admitted, ConnectionCap, Place, Standing};
 
 /// How long the loop waits after an accept error before trying again: long enough not to spin
 /// on a condition that lasts (no file descriptors left), short enough to go unnoticed.
@@ -32,29 +30,43 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// How often, at most, a repeated warning about the cap is logged.
 const REPORT_EVERY: Duration = Duration::from_secs(10);
 
-/// What the accept loop needs besides the listener and the routes.
-pub(super) struct Connections {
-    /// For the token, which marks a connection authenticated.
-    pub(super) state: Arc<ServerState>,
-    pub(super) header_timeout: Duration,
-    pub(super) cap: Arc<ConnectionCap>,
+/// How connections are let in and read.
+pub(crate) struct Listening {
+    /// Longest wait for a request head (see the servers' `header_timeout`).
+    pub(crate) header_timeout: Duration,
+    pub(crate) cap: Arc<ConnectionCap>,
 }
 
-/// Accepts and serves connections for as long as the future is polled.
+/// Accepts and serves connections for as long as the future is polled, each with the service
+/// `service_for(peer, standing)` makes for it; that service marks `standing` authenticated
+/// when a request shows the token.
 ///
 /// Accept errors do not end it: a connection that failed before it was accepted is skipped,
 /// and anything else (such as running out of file descriptors) is logged and retried after
 /// [`ACCEPT_BACKOFF`], having first closed the oldest unauthenticated connection if file
 /// descriptors are what ran out.
-pub(super) async fn accept_loop(
+pub(crate) async fn accept_loop<F, S, B>(
     listener: TcpListener,
-    router: Router,
-    connections: Connections,
-) -> io::Result<()> {
+    listening: Listening,
+    service_for: F,
+) -> io::Result<()>
+where
+    F: Fn(SocketAddr, Arc<Standing>) -> S,
+    S: Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    let Listening {
+        header_timeout,
+        cap,
+    } = listening;
     let mut builder = http1::Builder::new();
     builder
         .timer(TokioTimer::new())
-        .header_read_timeout(connections.header_timeout);
+        .header_read_timeout(header_timeout);
     let mut evictions = Throttled::default();
     let mut refusals = Throttled::default();
     let mut failures = Throttled::default();
@@ -62,11 +74,11 @@ pub(super) async fn accept_loop(
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(err) => {
-                accept_failed(&err, &connections.cap, &mut failures).await;
+                accept_failed(&err, &cap, &mut failures).await;
                 continue;
             }
         };
-        let (admitted, eviction) = match connections.cap.admit(peer) {
+        let (admitted, eviction) = match cap.admit(peer) {
             Admission::Admitted(admitted, eviction) => (admitted, eviction),
             Admission::Full => {
                 tracing::debug!(%peer, "refused a connection: the cap is reached");
@@ -76,20 +88,14 @@ pub(super) async fn accept_loop(
                         count,
                         "refused {count} connections (counted since the last such warning, which comes at most every {} s): {} are open, this server's `max_connections`, and each has made an authenticated request; raise `max_connections` if its clients need more",
                         REPORT_EVERY.as_secs(),
-                        connections.cap.max()
+                        cap.max()
                     );
                 }
                 continue;
             }
         };
-        tokio::spawn(serve(
-            builder.clone(),
-            stream,
-            peer,
-            admitted,
-            router.clone(),
-            Arc::clone(&connections.state),
-        ));
+        let service = service_for(peer, Arc::clone(&admitted.standing));
+        tokio::spawn(serve(builder.clone(), stream, peer, admitted, service));
         if let Some(eviction) = eviction {
             tracing::debug!(%peer, evicted = %eviction.peer, "closed a connection to make room");
             if let Some(count) = evictions.hit() {
@@ -97,7 +103,7 @@ pub(super) async fn accept_loop(
                     %peer,
                     count,
                     "{} connections open, this server's `max_connections`: closed {count} that had made no authenticated request, oldest first, to let new ones in (counted since the last such warning, which comes at most every {} s); many idle connections are an attack or a leak, or `max_connections` is too low",
-                    connections.cap.max(),
+                    cap.max(),
                     REPORT_EVERY.as_secs()
                 );
             }
@@ -142,30 +148,23 @@ async fn accept_failed(err: &io::Error, cap: &ConnectionCap, failures: &mut Thro
 }
 
 /// Serves one connection until it closes, is closed by hyper (its head was not complete within
-/// the header timeout), or is evicted to make room.
-async fn serve(
+/// the header timeout), or is evicted to make room. Dropping the connection drops the request
+/// in flight on it, which is how a client that goes away stops its call.
+async fn serve<S, B>(
     builder: http1::Builder,
     stream: TcpStream,
     peer: SocketAddr,
     admitted: Admitted,
-    router: Router,
-    state: Arc<ServerState>,
-) {
-    let Admitted {
-        place,
-        standing,
-        evicted,
-    } = admitted;
-    let router = TowerToHyperService::new(router);
-    let service = service_fn(move |mut request: hyper::Request<Incoming>| {
-        // The same check each endpoint makes before anything else; passing it here is what
-        // protects this connection from eviction.
-        if state.token.admits(request.headers()) {
-            standing.authenticate();
-        }
-        request.extensions_mut().insert(ConnectInfo(peer));
-        router.call(request)
-    });
+    service: S,
+) where
+    S: Service<Request<Incoming>, Response = Response<B>> + Send + 'static,
+    S::Future: Send + 'static,
+    S::Error: Into<Box<dyn StdError + Send + Sync>>,
+    B: Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn StdError + Send + Sync>>,
+{
+    let Admitted { place, evicted, .. } = admitted;
     let stream = TokioIo::new(PlacedStream {
         stream,
         _place: place,

@@ -17,7 +17,7 @@ use cy_tools::CancellationToken;
 use tokio::sync::oneshot;
 
 /// The open connections, oldest first, and how many may be open at once.
-pub(super) struct ConnectionCap {
+pub(crate) struct ConnectionCap {
     max: usize,
     open: Mutex<Open>,
 }
@@ -38,34 +38,34 @@ struct Entry {
 
 /// Whether a connection has shown the token; its requests set it, the cap reads it.
 #[derive(Debug, Default)]
-pub(super) struct Standing {
+pub(crate) struct Standing {
     authenticated: AtomicBool,
 }
 
 impl Standing {
     /// Marks the connection as one that made an authenticated request; it stays so.
-    pub(super) fn authenticate(&self) {
+    pub(crate) fn authenticate(&self) {
         // A lone flag that guards no other data: no ordering to uphold.
         self.authenticated.store(true, Ordering::Relaxed);
     }
 
-    pub(super) fn is_authenticated(&self) -> bool {
+    pub(crate) fn is_authenticated(&self) -> bool {
         self.authenticated.load(Ordering::Relaxed)
     }
 }
 
 /// A connection let in under the cap.
-pub(super) struct Admitted {
+pub(crate) struct Admitted {
     /// Its place; dropping it (when the socket closes) frees the place.
-    pub(super) place: Place,
+    pub(crate) place: Place,
     /// Set by its first authenticated request.
-    pub(super) standing: Arc<Standing>,
+    pub(crate) standing: Arc<Standing>,
     /// Cancelled when a newer connection evicts it: the connection is then to be closed.
-    pub(super) evicted: CancellationToken,
+    pub(crate) evicted: CancellationToken,
 }
 
 /// One connection's place under the cap, freed on drop.
-pub(super) struct Place {
+pub(crate) struct Place {
     cap: Arc<ConnectionCap>,
     id: u64,
     /// Dropped with the place, which tells an [`Eviction`] waiting on it.
@@ -80,9 +80,9 @@ impl Drop for Place {
 }
 
 /// A connection told to close to make room.
-pub(super) struct Eviction {
+pub(crate) struct Eviction {
     /// Where it came from.
-    pub(super) peer: SocketAddr,
+    pub(crate) peer: SocketAddr,
     closed: oneshot::Receiver<()>,
 }
 
@@ -92,13 +92,13 @@ impl Eviction {
     /// Its place is given away at once, but its socket closes only when its task next runs;
     /// the accept loop waits for that so that a burst of connections cannot hold more sockets
     /// than the cap for long, and so exhaust the file descriptors the cap is there to save.
-    pub(super) async fn closed_within(self, limit: Duration) {
+    pub(crate) async fn closed_within(self, limit: Duration) {
         let _ = tokio::time::timeout(limit, self.closed).await;
     }
 }
 
 /// What [`ConnectionCap::admit`] decided about a new connection.
-pub(super) enum Admission {
+pub(crate) enum Admission {
     /// Let in, with room to spare or after evicting an older connection.
     Admitted(Admitted, Option<Eviction>),
     /// Every open connection is authenticated and the cap is reached: close it at once.
@@ -106,7 +106,7 @@ pub(super) enum Admission {
 }
 
 impl ConnectionCap {
-    pub(super) fn new(max: usize) -> Arc<Self> {
+    pub(crate) fn new(max: usize) -> Arc<Self> {
         Arc::new(ConnectionCap {
             max,
             open: Mutex::new(Open {
@@ -117,12 +117,12 @@ impl ConnectionCap {
     }
 
     /// The most connections open at once.
-    pub(super) fn max(&self) -> usize {
+    pub(crate) fn max(&self) -> usize {
         self.max
     }
 
     /// Lets a new connection from `peer` in, making room if the cap is reached.
-    pub(super) fn admit(self: &Arc<Self>, peer: SocketAddr) -> Admission {
+    pub(crate) fn admit(self: &Arc<Self>, peer: SocketAddr) -> Admission {
         let mut open = self.lock();
         let mut evicted = None;
         if open.connections.len() >= self.max {
@@ -161,7 +161,7 @@ impl ConnectionCap {
 
     /// Evicts the oldest connection that has not made an authenticated request, to free its
     /// socket (when accepting fails for want of file descriptors).
-    pub(super) fn make_room(&self) -> Option<Eviction> {
+    pub(crate) fn make_room(&self) -> Option<Eviction> {
         Self::evict_oldest_unauthenticated(&mut self.lock())
     }
 

@@ -1,0 +1,110 @@
+//! `cy-tools mcp --http ADDR`: the MCP server over streamable HTTP (see
+//! [`mcp::http`](crate::mcp::http)), with the token from `CY_TOOLS_MCP_TOKEN`.
+
+use std::net::{SocketAddr, ToSocketAddrs as _};
+
+use super::error::CliError;
+use super::runtime::{CommandRuntime, Outcome};
+use crate::mcp::McpServer;
+use crate::mcp::http::{ENDPOINT, McpHttpConfig, McpHttpServer, TOKEN_ENV};
+
+/// The options of `mcp` for HTTP.
+#[derive(Debug, clap::Args)]
+pub(super) struct HttpArgs {
+    /// Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. With the environment
+    /// variable `CY_TOOLS_MCP_TOKEN` set, every request must carry `Authorization: Bearer
+    /// <token>`; without it, only a loopback address is accepted. Plain HTTP: put a TLS proxy
+    /// in front of it for other machines
+    #[arg(long, value_name = "HOST:PORT")]
+    http: Option<String>,
+    /// A browser origin allowed to call the HTTP server (repeatable), as `scheme://host[:port]`
+    /// or `scheme://host:*` for any port [default: on a loopback address, pages from
+    /// `localhost`, `127.0.0.1` and `[::1]`; else none]
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
+}
+
+impl HttpArgs {
+    pub(super) fn enabled(&self) -> bool {
+        self.http.is_some()
+    }
+}
+
+/// Serves `server` over HTTP until the process is asked to stop.
+///
+/// Connections and their calls share the runtime's workers, as the control server's runs do: a
+/// call runs on the task that reads its request, with no hop to another thread and back (which
+/// cost a quarter of the throughput of one client calling back to back). Each request is a
+/// task of its own, so a call that blocks its thread leaves the other worker to the rest; one
+/// per worker would stall answers until they end, though never stopping: that is watched on
+/// this thread, and stopping drops every call and kills its commands.
+pub(super) fn serve(
+    server: McpServer,
+    args: &HttpArgs,
+    runtime: &CommandRuntime,
+) -> Result<(), CliError> {
+    let Some(address) = &args.http else {
+        return Err(CliError::new("`--http` was not given"));
+    };
+    let mut config = McpHttpConfig::new(resolve(address)?);
+    config.token = token()?;
+    config.allowed_origins.clone_from(&args.allow_origin);
+    let with_token = config.token.is_some();
+    let serve = async move {
+        let server = McpHttpServer::bind(config, server)
+            .await
+            .map_err(|err| CliError::new(err.to_string()))?;
+        let addr = server
+            .local_addr()
+            .map_err(|err| CliError::new(format!("cannot read the listening address: {err}")))?;
+        // On stderr, and always, so a script that bound port 0 learns the port.
+        eprintln!(
+            "serving MCP over streamable HTTP at http://{addr}{ENDPOINT}{}",
+            if with_token {
+                " (bearer token required)"
+            } else {
+                ""
+            }
+        );
+        server
+            .run()
+            .await
+            .map_err(|err| CliError::new(format!("MCP server stopped: {err}")))
+    };
+    match runtime.run(serve)? {
+        Outcome::Done(served) => served,
+        // The caller drops the runtime next: every connection and the call in flight on it are
+        // dropped, which stops the call and kills its commands.
+        Outcome::Interrupted(_) => {
+            tracing::info!("interrupted: stopping the MCP server; calls still going are killed");
+            Ok(())
+        }
+    }
+}
+
+/// `HOST:PORT` as an address to listen on (`localhost:8765` resolves).
+fn resolve(address: &str) -> Result<SocketAddr, CliError> {
+    let resolved = address.to_socket_addrs().map_err(|err| {
+        CliError::new(format!(
+            "`--http {address}` is not an address to listen on ({err}); give HOST:PORT, such as 127.0.0.1:8765"
+        ))
+    })?;
+    let mut resolved = resolved.peekable();
+    let first = resolved.peek().copied();
+    first.ok_or_else(|| {
+        CliError::new(format!(
+            "`--http {address}` resolves to no address; give HOST:PORT, such as 127.0.0.1:8765"
+        ))
+    })
+}
+
+/// The token from the environment, if set.
+fn token() -> Result<Option<String>, CliError> {
+    match std::env::var(TOKEN_ENV) {
+        Ok(token) => Ok(Some(token)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => Err(CliError::new(format!(
+            "`{TOKEN_ENV}` is not valid UTF-8; set it to a secret of printable ASCII, such as the output of `openssl rand -hex 32`"
+        ))),
+    }
+}

@@ -1,0 +1,229 @@
+"""Drive `cy-tools mcp --http` servers with the official Python MCP SDK over streamable HTTP.
+
+Usage: mcp_http_check.py CHECK WORKSPACE URL [URL...]
+
+The bearer token comes from `CY_TOOLS_MCP_TOKEN`, the variable the servers were started with.
+WORKSPACE is the servers' `--root`. Checks:
+
+* `app URL`: an application's server serving `read_file` and `word_stats`: the checks of
+  `mcp_client_check.py` (list, calls, an invalid call, an error result, an unknown tool), then
+  what `tools/list` carries (titles, annotations, `outputSchema`, and on 2026-07-28 `ttlMs` and
+  `cacheScope`), in both the SDK's default negotiation and the `initialize` handshake.
+* `token URL`: no token and a wrong token are answered `401`, through the client and raw.
+* `disconnect URL`: a client that goes away while its `terminal` call runs: the command is
+  killed (its pid vanishes).
+* `replicas URL URL`: one client whose requests alternate between two servers over the same
+  workspace (a load balancer without affinity), in both negotiations: a file written through
+  one is read through the other.
+
+Exits non-zero, naming the check, on any mismatch.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from mcp import Client, MCPError
+from mcp.client.streamable_http import streamable_http_client
+
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_client_check import NOTES, check_app, expect_equal, texts  # noqa: E402
+
+TOKEN = os.environ.get("CY_TOOLS_MCP_TOKEN", "")
+MODES = ("auto", "legacy")
+
+
+def http_client(token: str | None = TOKEN, transport: httpx2.AsyncBaseTransport | None = None) -> httpx2.AsyncClient:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    return httpx2.AsyncClient(headers=headers, transport=transport, timeout=60)
+
+
+def connect(url: str, mode: str, **kwargs: Any) -> Client:
+    return Client(streamable_http_client(url, http_client=http_client(**kwargs)), mode=mode, read_timeout_seconds=60)
+
+
+async def check_listing(client: Client, modern: bool) -> None:
+    listed = await client.list_tools()
+    tools = {t.name: t for t in listed.tools}
+    expect_equal("read_file title", tools["read_file"].title, "Read file")
+    expect_equal("word_stats title", tools["word_stats"].title, "Word statistics")
+    schema = tools["word_stats"].output_schema
+    expect_equal("word_stats outputSchema type", schema and schema.get("type"), "object")
+    expect_equal(
+        "word_stats outputSchema properties",
+        sorted(schema["properties"]) if schema else None,
+        ["distinct", "most_common", "words"],
+    )
+    expect_equal("read_file outputSchema", tools["read_file"].output_schema, None)
+    if modern:
+        # Five minutes; `private`, since only token holders may see the list.
+        expect_equal("tools/list ttlMs", listed.ttl_ms, 300000)
+        expect_equal("tools/list cacheScope", listed.cache_scope, "private")
+
+
+async def check_app_over_http(workspace: Path, url: str) -> None:
+    (workspace / "notes.txt").write_text(NOTES)
+    for mode in MODES:
+        failure = None
+        async with connect(url, mode) as client:
+            protocol = client.protocol_version
+            try:
+                info = client.server_info
+                expect_equal("server name", info.name if info else None, "cy-tools")
+                await check_app(client)
+                await check_listing(client, modern=protocol >= "2026-07-28")
+            except AssertionError as err:
+                failure = f"app over HTTP: {mode} mode, protocol {protocol}: {err}"
+        if failure:
+            sys.exit(f"FAILED {failure}")
+        print(f"app over HTTP: {mode} mode, protocol {protocol}: all checks passed")
+
+
+async def check_token(url: str) -> None:
+    want = (
+        "missing or wrong bearer token; send `Authorization: Bearer <token>` with the token "
+        "the server was started with (its `CY_TOOLS_MCP_TOKEN`)"
+    )
+    for what, token in (("no token", None), ("a wrong token", "not-the-token-at-all")):
+        for mode in MODES:
+            try:
+                async with connect(url, mode, token=token):
+                    pass
+            except BaseException as err:  # the SDK raises it inside task groups
+                errors = flatten(err)
+                messages = [e.message for e in errors if isinstance(e, MCPError)]
+                if want not in messages:
+                    sys.exit(f"FAILED token: {what}, {mode} mode: got {errors!r}, want an MCPError {want!r}")
+            else:
+                sys.exit(f"FAILED token: {what}, {mode} mode: the client connected")
+        async with http_client(token=token) as raw:
+            response = await raw.post(
+                url,
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                headers={"Accept": "application/json, text/event-stream"},
+            )
+        expect_equal(f"{what}: status", response.status_code, 401)
+        expect_equal(f"{what}: WWW-Authenticate", response.headers.get("www-authenticate"), 'Bearer realm="cy-tools"')
+        expect_equal(f"{what}: body", response.json()["error"]["message"], want)
+    print("token: no token and a wrong token are answered 401 (client and raw)")
+
+
+def flatten(err: BaseException) -> list[BaseException]:
+    if isinstance(err, BaseExceptionGroup):
+        return [leaf for inner in err.exceptions for leaf in flatten(inner)]
+    return [err]
+
+
+def running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is gone for our purpose: it runs nothing.
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+async def wait_until(what: str, probe: Any, seconds: float = 10) -> Any:
+    with anyio.move_on_after(seconds):
+        while True:
+            value = probe()
+            if value:
+                return value
+            await anyio.sleep(0.02)
+    sys.exit(f"FAILED timed out waiting for {what}")
+
+
+async def check_disconnect(workspace: Path, url: str) -> None:
+    for mode in MODES:
+        pid_file = workspace / f"call-{mode}.pid"
+
+        def pid() -> int | None:
+            text = pid_file.read_text() if pid_file.exists() else ""
+            return int(text) if text.endswith("\n") else None
+
+        async with connect(url, mode) as client:
+            async with anyio.create_task_group() as group:
+                command = f"echo $$ > {pid_file.name}; exec sleep 300"
+                group.start_soon(client.call_tool, "terminal", {"command": command})
+                started = await wait_until("the command to start", pid)
+                if not running(started):
+                    sys.exit(f"FAILED disconnect: {mode} mode: the command is not running")
+                # Cancelling the call, then leaving the client, closes its connections.
+                group.cancel_scope.cancel()
+        await wait_until(f"the command {started} to be killed after the client left", lambda: not running(started))
+        print(f"disconnect: {mode} mode: the client went away mid-call; its command was killed")
+
+
+class RoundRobin(httpx2.AsyncBaseTransport):
+    """A load balancer without affinity, in the client: each request goes to the next server."""
+
+    def __init__(self, ports: list[int]) -> None:
+        self.inner = httpx2.AsyncHTTPTransport()
+        self.ports = ports
+        self.counts = [0] * len(ports)
+        self.turn = 0
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        index = self.turn
+        self.turn = (self.turn + 1) % len(self.ports)
+        self.counts[index] += 1
+        request.url = request.url.copy_with(port=self.ports[index])
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def check_replicas(workspace: Path, urls: list[str]) -> None:
+    ports = [httpx2.URL(url).port for url in urls]
+    for mode in MODES:
+        balancer = RoundRobin(ports)
+        failure = None
+        async with connect(urls[0], mode, transport=balancer) as client:
+            protocol = client.protocol_version
+            try:
+                for round in range(3):
+                    text = f"written in round {round} ({mode})\n"
+                    result = await client.call_tool("write_file", {"path": f"r-{mode}.txt", "content": text})
+                    expect_equal(f"write {round} is_error", result.is_error, False)
+                    result = await client.call_tool("read_file", {"path": f"r-{mode}.txt"})
+                    expect_equal(f"read {round}", texts(result), [f"     1\t{text.rstrip()}"])
+                    listed = await client.list_tools()
+                    expect_equal("tools", [t.name for t in listed.tools], ["read_file", "terminal", "write_file"])
+                if min(balancer.counts) < 3:
+                    raise AssertionError(f"requests per server: {balancer.counts}, want both used")
+            except AssertionError as err:
+                failure = f"replicas: {mode} mode, protocol {protocol}: {err}"
+        if failure:
+            sys.exit(f"FAILED {failure}")
+        print(f"replicas: {mode} mode, protocol {protocol}: requests per server {balancer.counts}, all answered")
+
+
+async def run(check: str, workspace: Path, urls: list[str]) -> None:
+    if check == "app":
+        await check_app_over_http(workspace, urls[0])
+    elif check == "token":
+        await check_token(urls[0])
+    elif check == "disconnect":
+        await check_disconnect(workspace, urls[0])
+    elif check == "replicas":
+        await check_replicas(workspace, urls)
+
+
+def main() -> None:
+    checks = {"app": 1, "token": 1, "disconnect": 1, "replicas": 2}
+    if len(sys.argv) < 4 or checks.get(sys.argv[1]) != len(sys.argv) - 3:
+        sys.exit(__doc__)
+    anyio.run(run, sys.argv[1], Path(sys.argv[2]), sys.argv[3:])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+//! `cy-tools mcp --http` driven by the official Python MCP client (`mcp` 2.x) over streamable
+//! HTTP, through `tests/py/mcp_http_check.py`: list and call (results, an invalid call, an error
+//! result, an unknown tool, titles, `outputSchema`, list caching), no token and a wrong token
+//! (`401`), a client that goes away mid-call (its command is killed), and one client whose
+//! requests alternate between two servers over the same workspace. Each in both negotiations:
+//! 2026-07-28 (`server/discover`) and the `initialize` handshake (2025-11-25).
+//!
+//! The interpreter comes from `CY_MCP_PYTHON`, as for `mcp_python_client`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::mcp_python_client::python;
+use crate::support::http_mcp::{HttpMcp, TOKEN};
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/mcp_http_check.py")
+}
+
+/// Runs one check of the script against `servers`, failing with its output.
+fn check(python: &Path, name: &str, workspace: &Path, servers: &[&HttpMcp]) {
+    let output = Command::new(python)
+        .arg(script())
+        .arg(name)
+        .arg(workspace)
+        .args(servers.iter().map(|server| &server.url))
+        .env("CY_TOOLS_MCP_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the Python MCP client's `{name}` check over HTTP failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    print!("{stdout}");
+}
+
+#[test]
+fn official_client_lists_and_calls_over_http() {
+    let Some(python) = python("official_client_lists_and_calls_over_http") else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let server = HttpMcp::start(workspace.path(), "read_file,word_stats", &[]);
+    check(&python, "app", workspace.path(), &[&server]);
+}
+
+#[test]
+fn official_client_without_the_token_gets_401() {
+    let Some(python) = python("official_client_without_the_token_gets_401") else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let server = HttpMcp::start(workspace.path(), "read_file", &[]);
+    check(&python, "token", workspace.path(), &[&server]);
+}
+
+#[test]
+fn a_client_gone_mid_call_has_its_command_killed() {
+    let Some(python) = python("a_client_gone_mid_call_has_its_command_killed") else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let server = HttpMcp::start(
+        workspace.path(),
+        "terminal",
+        // The pid the command writes is the one outside.
+        &["--isolation", "none"],
+    );
+    check(&python, "disconnect", workspace.path(), &[&server]);
+}
+
+#[test]
+fn two_replicas_answer_one_client_in_turn() {
+    let Some(python) = python("two_replicas_answer_one_client_in_turn") else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let tools = "read_file,write_file,terminal";
+    let first = HttpMcp::start(workspace.path(), tools, &[]);
+    let second = HttpMcp::start(workspace.path(), tools, &[]);
+    check(&python, "replicas", workspace.path(), &[&first, &second]);
+}
