@@ -24,11 +24,11 @@ pub const PYTHON: &str = "{python}";
 /// let offline = PythonRunner::Uv { network: false };
 /// assert_eq!(
 ///     offline.command(),
-///     "uv run --no-project --no-python-downloads --offline --script"
+///     "uv run --quiet --no-project --no-python-downloads --offline --script"
 /// );
 /// assert_eq!(
 ///     PythonRunner::Uv { network: true }.command(),
-///     "uv run --no-project --no-python-downloads --system-certs --script"
+///     "uv run --quiet --no-project --no-python-downloads --system-certs --script"
 /// );
 /// assert_eq!(PythonRunner::Python3.command(), "python3");
 /// // A `PATH` without `uv` falls back to `python3`.
@@ -36,7 +36,8 @@ pub const PYTHON: &str = "{python}";
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PythonRunner {
-    /// `uv run --script`: inline dependencies, installed into uv's cache (under the
+    /// `uv run --script`, quiet (only the script's own output and uv's errors): inline
+    /// dependencies, installed into uv's cache (under the
     /// workspace's `.cache/uv`, since commands run with the workspace as `HOME`), never a
     /// Python download; `--offline` unless the session may use the network, and then the
     /// system's certificates, so a host behind a TLS proxy with its own authority reaches the
@@ -83,10 +84,10 @@ impl PythonRunner {
     pub fn command(self) -> &'static str {
         match self {
             PythonRunner::Uv { network: false } => {
-                "uv run --no-project --no-python-downloads --offline --script"
+                "uv run --quiet --no-project --no-python-downloads --offline --script"
             }
             PythonRunner::Uv { network: true } => {
-                "uv run --no-project --no-python-downloads --system-certs --script"
+                "uv run --quiet --no-project --no-python-downloads --system-certs --script"
             }
             PythonRunner::Python3 => "python3",
         }
