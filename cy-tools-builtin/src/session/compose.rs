@@ -303,6 +303,22 @@ pub(super) fn bind(
     Ok(tools)
 }
 
+/// The session's tool names in order, for a chat that brings `send_message` alone.
+#[deprecated(
+    since = "0.2.0",
+    note = "use `plan`, which takes the chat's tools and the caller's extras"
+)]
+pub fn tool_names(spec: &SessionSpec, chat_bound: bool) -> Vec<String> {
+    let chat: &[ChatTool] = if chat_bound {
+        &[ChatTool::SEND_MESSAGE]
+    } else {
+        &[]
+    };
+    plan(spec, chat, &Extras::new())
+        .map(|plan| plan.iter().map(|p| p.name.to_string()).collect())
+        .unwrap_or_default()
+}
+
 /// Whether `name` is one of the delegation tools.
 pub fn is_delegation(name: &str) -> bool {
     DELEGATION_TOOLS.contains(&name)
