@@ -65,8 +65,10 @@ impl PythonRunner {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .insert(path_var.to_string());
+        // Info, not a warning: running without uv is a supported setup, and the command line
+        // shows warnings on every call.
         if first {
-            tracing::warn!(
+            tracing::info!(
                 path = path_var,
                 "`uv` is not on the commands' PATH `{path_var}`, so code runs with `python3` and a script's inline dependencies (PEP 723) are not installed; install uv (`pip install uv`) into a folder on that PATH, such as /usr/local/bin"
             );

@@ -122,7 +122,7 @@ async fn without_uv_code_runs_with_python3_and_the_log_says_so() {
     };
     let subscriber = tracing_subscriber::fmt()
         .with_writer(writer)
-        .with_max_level(tracing::Level::WARN)
+        .with_max_level(tracing::Level::INFO)
         .finish();
     let runner =
         tracing::subscriber::with_default(subscriber, || PythonRunner::detect(path, false));
