@@ -213,10 +213,11 @@ pub fn plan<'a>(
             });
         }
     }
-    let delegation = spec
-        .can_delegate()
-        .then_some(DELEGATION_TOOLS)
-        .unwrap_or(&[]);
+    let delegation: &[&str] = if spec.can_delegate() {
+        DELEGATION_TOOLS
+    } else {
+        &[]
+    };
     for definition in &extras.tools {
         let name = definition.name();
         if let Some(first) = planned.iter().find(|p| p.name == name) {
