@@ -275,34 +275,7 @@ impl LocalSessionFactory {
     /// As [`create`](Self::create); [`InvalidInput`](ServiceErrorKind::InvalidInput) when an
     /// extra's name is taken or the session lacks a capability or object it needs.
     ///
-    /// ```
-    /// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
-    /// use cy_tools::prelude::*;
-    /// use cy_tools::SessionSpec;
-    /// use cy_tools_builtin::session::{compose::Extras, LocalSessionFactory};
-    ///
-    /// struct Ticket(u32);
-    ///
-    /// /// Close the ticket this session works on.
-    /// #[tool(register = false)]
-    /// async fn close_ticket(ticket: State<'_, Ticket>) -> String {
-    ///     format!("ticket {} closed", ticket.0)
-    /// }
-    ///
-    /// let dir = tempfile::tempdir().unwrap();
-    /// let factory = LocalSessionFactory::embedded(dir.path().join("state")).unwrap();
-    /// let spec = SessionSpec::root("s-1", "acme", dir.path().join("w").to_str().unwrap())
-    ///     .with_tools(["read_file"]);
-    /// let extras = Extras::new().with_tool(&CLOSE_TICKET).with_state(Ticket(42));
-    /// let session = factory.create_with(spec, extras).await.unwrap();
-    /// assert_eq!(session.tools().names(), ["execute_code", "read_file", "close_ticket"]);
-    /// let call = ToolCall::new("c1", serde_json::json!({}));
-    /// let closed = session.execute("close_ticket", call, &CancellationToken::new()).await;
-    /// assert_eq!(closed.text_content(), "ticket 42 closed");
-    /// // Not stored: resumed without extras, the session has the spec's tools only.
-    /// assert_eq!(factory.resume("s-1").await.unwrap().tools().names(), ["execute_code", "read_file"]);
-    /// # });
-    /// ```
+    /// [`Extras`] shows one.
     pub async fn create_with(
         &self,
         mut spec: SessionSpec,
