@@ -24,7 +24,8 @@ pub(super) struct Args {
     /// Environment variable holding the bearer token (at least 16 characters)
     #[arg(long, value_name = "NAME", default_value = DEFAULT_TOKEN_ENV)]
     token_env: String,
-    /// The run command, with `{file}` where the script's path goes
+    /// The run command, with `{file}` where the script's path goes and `{python}` for `uv run
+    /// --script` where uv is installed, else `python3`
     #[arg(long, value_name = "COMMAND", default_value = crate::executor::DEFAULT_COMMAND)]
     command: String,
     /// Seconds a connection may take to send a whole request head, counted from its opening or

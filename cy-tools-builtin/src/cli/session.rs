@@ -12,6 +12,7 @@ use super::error::CliError;
 use super::limits::LimitArgs;
 use super::runtime::CommandRuntime;
 use super::stored;
+use crate::executor::PythonRunner;
 use crate::store::StoreLocation;
 use crate::{LocalExecutor, LocalSandbox};
 
@@ -148,8 +149,10 @@ fn open_unstored(
     );
     // One view for the file tools and the code they run, so a file `execute_code` writes is
     // there for `read_file`, and both share the view's process table.
-    let env: Arc<dyn Sandbox> = Arc::new(sandbox.env());
-    let executor = LocalExecutor::new(Arc::clone(&env));
+    let env = sandbox.env();
+    let python = PythonRunner::for_limits(env.limits());
+    let env: Arc<dyn Sandbox> = Arc::new(env);
+    let executor = LocalExecutor::new(Arc::clone(&env)).with_python(python);
     let context = Arc::new(
         ToolContext::new(identity)
             .with_env(env)

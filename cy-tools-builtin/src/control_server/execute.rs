@@ -19,8 +19,8 @@ use super::auth::Token;
 use super::request_body::{BodyStalled, read_body, stalled};
 use crate::ExecLimits;
 use crate::LocalSandbox;
-use crate::executor::LocalExecutor;
 use crate::executor::wire::{ErrorReply, ExecuteRequest, check_session_id};
+use crate::executor::{LocalExecutor, PythonRunner};
 
 /// What every request handler shares.
 pub(super) struct ServerState {
@@ -187,7 +187,9 @@ pub(super) fn workspace(
                 format!("the server cannot open the workspace of session `{session_id}`: {err}"),
             )
         })?;
-    LocalExecutor::new(Arc::new(env)).with_command(state.command.clone())
+    LocalExecutor::new(Arc::new(env))
+        .with_python(PythonRunner::for_limits(&state.limits))
+        .with_command(state.command.clone())
 }
 
 /// Logs a run that ended without an answer: its client went away, or the server is shutting

@@ -78,7 +78,7 @@ pub const MIN_TOKEN_LEN: usize = 16;
 ///
 /// let config = ControlServerConfig::new("127.0.0.1:8700".parse().unwrap(), "/srv/cy");
 /// assert_eq!(config.token_env, "CY_CONTROL_TOKEN");
-/// assert_eq!(config.command, "python3 {file}");
+/// assert_eq!(config.command, "{python} {file}");
 /// assert_eq!(config.max_concurrent_runs, 8);
 /// assert_eq!(config.max_body_bytes, 1024 * 1024);
 /// assert_eq!(config.header_timeout, Duration::from_secs(10));
@@ -128,7 +128,7 @@ pub struct ControlServerConfig {
 
 impl ControlServerConfig {
     /// A config for a server on `bind` keeping workspaces under `root`, with the defaults:
-    /// token from `CY_CONTROL_TOKEN`, command `python3 {file}`, [`ExecLimits::default`],
+    /// token from `CY_CONTROL_TOKEN`, command `{python} {file}`, [`ExecLimits::default`],
     /// 1 MiB bodies, 8 concurrent runs, a 10 s header timeout, a 30 s idle timeout for bodies,
     /// and connections capped at a quarter of the open-file limit (16 to 1024).
     pub fn new(bind: SocketAddr, root: impl Into<PathBuf>) -> Self {

@@ -7,11 +7,15 @@ use cy_tools::{
     ShellResult,
 };
 
+use super::python::{PYTHON, PythonRunner};
 use super::script::Script;
 use super::slots::RunSlots;
+use crate::ExecLimits;
 
-/// The command a [`LocalExecutor`] runs by default; `{file}` becomes the script's host path.
-pub const DEFAULT_COMMAND: &str = "python3 {file}";
+/// The command a [`LocalExecutor`] runs by default: `{python}` becomes the Python runner
+/// (`uv run --script` where `uv` is installed, else `python3`: see [`PythonRunner`]) and
+/// `{file}` the script's host path.
+pub const DEFAULT_COMMAND: &str = "{python} {file}";
 
 /// Runs code in a session's sandbox: writes it with [`Sandbox::write_scratch`], resolves the file's
 /// host path with [`Sandbox::resolve_path`], and runs a command on it with [`Sandbox::exec`],
@@ -23,7 +27,9 @@ pub const DEFAULT_COMMAND: &str = "python3 {file}";
 /// never run each other's code; runs that name the same file take turns on it.
 ///
 /// The command is a shell command line in which `{file}` stands for the script's path
-/// (shell-quoted): `python3 {file}` by default, `uv run python {file}` to run in a uv project.
+/// (shell-quoted) and `{python}` for the [`PythonRunner`]: `{python} {file}` by default, so a
+/// script's inline dependencies (PEP 723) are installed where `uv` is; `python3 {file}` to
+/// always run the system's Python.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -42,17 +48,36 @@ pub const DEFAULT_COMMAND: &str = "python3 {file}";
 pub struct LocalExecutor {
     env: Arc<dyn Sandbox>,
     command: String,
+    python: PythonRunner,
     slots: Option<RunSlots>,
 }
 
 impl LocalExecutor {
-    /// An executor that runs `python3 {file}` in `env`, under `env`'s limits.
+    /// An executor that runs [`DEFAULT_COMMAND`] in `env`, under `env`'s limits, with the
+    /// Python runner of the default limits ([`ExecLimits::default`]: its `PATH`, no network);
+    /// [`with_python`](Self::with_python) sets the runner of `env`'s own.
     pub fn new(env: Arc<dyn Sandbox>) -> Self {
+        static DEFAULT_PYTHON: std::sync::LazyLock<PythonRunner> =
+            std::sync::LazyLock::new(|| PythonRunner::for_limits(&ExecLimits::default()));
         LocalExecutor {
             env,
             command: DEFAULT_COMMAND.to_string(),
+            python: *DEFAULT_PYTHON,
             slots: None,
         }
+    }
+
+    /// The same executor with `{python}` standing for `python`, typically
+    /// [`PythonRunner::for_limits`] of the sandbox's limits.
+    #[must_use]
+    pub fn with_python(mut self, python: PythonRunner) -> Self {
+        self.python = python;
+        self
+    }
+
+    /// What `{python}` stands for.
+    pub fn python(&self) -> PythonRunner {
+        self.python
     }
 
     /// The same executor running `command`, in which `{file}` stands for the script's path.
@@ -119,6 +144,7 @@ impl LocalExecutor {
         let path = self.env.resolve_path(script.name())?;
         let command = self
             .command
+            .replace(PYTHON, self.python.command())
             .replace("{file}", &crate::shell::quote(&path.to_string_lossy()));
         let exec = ExecOptions {
             timeout: options.timeout,
@@ -161,6 +187,7 @@ impl std::fmt::Debug for LocalExecutor {
         f.debug_struct("LocalExecutor")
             .field("env", &self.env.describe())
             .field("command", &self.command)
+            .field("python", &self.python)
             .field("slots", &self.slots.as_ref().map(RunSlots::size))
             .finish()
     }

@@ -1,7 +1,8 @@
 //! The [`CodeExecutor`](cy_tools::CodeExecutor) backends behind the `execute_code` tool.
 //!
 //! * [`LocalExecutor`]: writes the code into the session's sandbox and runs it there with a
-//!   configurable command (`python3 {file}` by default).
+//!   configurable command (`{python} {file}` by default: `uv run --script` where `uv` is
+//!   installed, see [`PythonRunner`]).
 //! * `RemoteExecutor` (feature `remote`): sends the code to a control server (feature
 //!   `control-server`), which runs it with a [`LocalExecutor`] in the workspace it keeps for
 //!   the session.
@@ -13,6 +14,7 @@
 
 mod limits;
 mod local;
+mod python;
 #[cfg(feature = "remote")]
 mod remote;
 mod script;
@@ -23,6 +25,7 @@ pub mod wire;
 #[allow(deprecated)]
 pub use limits::RunLimits;
 pub use local::{DEFAULT_COMMAND, LocalExecutor};
+pub use python::{PYTHON, PythonRunner};
 #[cfg(feature = "remote")]
 pub use remote::RemoteExecutor;
 pub use slots::RunSlots;

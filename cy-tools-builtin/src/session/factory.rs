@@ -7,18 +7,19 @@ use std::time::Duration;
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::{AppState, StateMap};
 use cy_tools::{
-    CancellationToken, Capability, Chat, ChildOutcome, ChildRequest, CodeExecutor, Coordinator,
-    ExecutionLog, ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore,
-    ToolContext, ToolRegistry, Toolset,
+    CancellationToken, Chat, ChildOutcome, ChildRequest, CodeExecutor, Coordinator, ExecutionLog,
+    ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore, ToolContext,
+    ToolRegistry,
 };
 
 use super::children::ChildFactory;
-use super::compose::{self, is_delegation};
+use super::compose::{self, Extras};
 use super::rules::{check_spec, child_profile, child_spec, invalid};
+use super::tree_coordinator::TreeCoordinator;
 use super::{KeyedLog, LocalChat, Session, SubagentRun, SubagentRunner, TenantCoordinator};
-use crate::executor::{LocalExecutor, RunSlots};
+use crate::executor::{LocalExecutor, PythonRunner, RunSlots};
 use crate::store::SqliteStore;
-use crate::tools::{delegate, workflow};
+use crate::tools::delegate;
 use crate::{ExecLimits, LocalSandbox};
 
 type Secrets = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -262,7 +263,24 @@ impl LocalSessionFactory {
     /// [`InvalidInput`](ServiceErrorKind::InvalidInput) for a malformed spec (naming the field
     /// and the fix), a child spec (children are made with [`spawn_child`](Self::spawn_child)),
     /// or an id already stored; the workspace, executor or store failing.
-    pub async fn create(&self, mut spec: SessionSpec) -> Result<Session, ServiceError> {
+    pub async fn create(&self, spec: SessionSpec) -> Result<Session, ServiceError> {
+        self.create_with(spec, Extras::new()).await
+    }
+
+    /// [`create`](Self::create), with `extras`: tools (and objects) for this session only,
+    /// placed after the spec's tools (see [`compose`](super::compose)). They are not stored:
+    /// [`resume_with`](Self::resume_with) takes them again.
+    ///
+    /// # Errors
+    /// As [`create`](Self::create); [`InvalidInput`](ServiceErrorKind::InvalidInput) when an
+    /// extra's name is taken or the session lacks a capability or object it needs.
+    ///
+    /// [`Extras`] shows one.
+    pub async fn create_with(
+        &self,
+        mut spec: SessionSpec,
+        extras: Extras,
+    ) -> Result<Session, ServiceError> {
         check_spec(&spec)?;
         if !spec.identity.lineage.is_empty() {
             return Err(invalid(format!(
@@ -276,7 +294,7 @@ impl LocalSessionFactory {
         // Built before it is stored, so a spec that cannot be built (an executor without its
         // token, say) leaves nothing behind and can be fixed and created again.
         let spec = Arc::new(spec);
-        let session = self.build(Arc::clone(&spec), env, None)?;
+        let session = self.build(Arc::clone(&spec), env, None, &extras)?;
         self.host.specs.insert_spec(&spec).await?;
         Ok(session)
     }
@@ -288,6 +306,19 @@ impl LocalSessionFactory {
     /// [`NotFound`](ServiceErrorKind::NotFound) when no such session is stored; the workspace,
     /// executor or store failing.
     pub async fn resume(&self, session_id: &str) -> Result<Session, ServiceError> {
+        self.resume_with(session_id, Extras::new()).await
+    }
+
+    /// [`resume`](Self::resume), with `extras` for this build of the session: the extras of
+    /// an earlier build are not stored, so a resumed session has those its resumer passes.
+    ///
+    /// # Errors
+    /// As [`resume`](Self::resume) and [`create_with`](Self::create_with).
+    pub async fn resume_with(
+        &self,
+        session_id: &str,
+        extras: Extras,
+    ) -> Result<Session, ServiceError> {
         let spec = self.host.specs.load_spec(session_id).await?.ok_or_else(|| {
             ServiceError::new(
                 ServiceErrorKind::NotFound,
@@ -297,7 +328,7 @@ impl LocalSessionFactory {
             )
         })?;
         let env = self.open_workspace(Path::new(&spec.workspace))?;
-        self.build(Arc::new(spec), env, None)
+        self.build(Arc::new(spec), env, None, &extras)
     }
 
     /// Makes a child of `parent` from its subagent profile `request.profile`.
@@ -337,7 +368,12 @@ impl LocalSessionFactory {
             let host_path = parent_env.resolve_path(&folder)?;
             let spec = child_spec(parent, profile, id, &host_path);
             let spec = Arc::new(spec);
-            let child = self.build(Arc::clone(&spec), env, request.parent_call.clone())?;
+            let child = self.build(
+                Arc::clone(&spec),
+                env,
+                request.parent_call.clone(),
+                &Extras::new(),
+            )?;
             match self.host.specs.insert_spec(&spec).await {
                 Ok(()) => return Ok(child),
                 // Another child took this number meanwhile: take the next.
@@ -438,6 +474,7 @@ impl LocalSessionFactory {
         Ok(match &spec.executor {
             ExecutorSpec::Local { command } => Arc::new(
                 LocalExecutor::new(Arc::clone(env))
+                    .with_python(PythonRunner::for_limits(&self.host.exec_limits))
                     .with_command(command.clone())?
                     .with_slots(self.host.run_slots.clone()),
             ),
@@ -473,6 +510,7 @@ impl LocalSessionFactory {
         spec: Arc<SessionSpec>,
         env: Arc<dyn Sandbox>,
         parent_call: Option<String>,
+        extras: &Extras,
     ) -> Result<Session, ServiceError> {
         let log: Arc<dyn ExecutionLog> =
             Arc::new(KeyedLog::new(Arc::clone(&self.host.log), spec.id()));
@@ -480,10 +518,12 @@ impl LocalSessionFactory {
             .with_env(Arc::clone(&env))
             .with_executor(self.executor(&spec, &env)?)
             .with_store(Arc::clone(&log))
-            .with_coordinator(self.coordinator(&spec.identity.tenant))
-            .with_state_map(&self.host.state);
+            .with_coordinator(self.session_coordinator(&spec))
+            .with_state_map(&self.host.state)
+            .with_state_map(extras.state());
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
-        if spec.chat && spec.identity.lineage.is_empty() {
+        let chat_bound = spec.chat && spec.identity.lineage.is_empty();
+        if chat_bound {
             context = context.with_chat(Arc::clone(&self.host.chat));
         }
         if spec.can_delegate() {
@@ -493,8 +533,20 @@ impl LocalSessionFactory {
                 parent_env: Arc::clone(&env),
             }));
         }
+        let chat_tools = if chat_bound {
+            self.host.chat.tools(&context)
+        } else {
+            Vec::new()
+        };
         let context = Arc::new(context);
-        let tools = self.bind(&spec, &context);
+        let plan = compose::plan(&spec, &chat_tools, extras).map_err(invalid)?;
+        let tools = compose::bind(
+            &plan,
+            &self.host.registry,
+            &context,
+            self.host.runner.is_some(),
+        )
+        .map_err(invalid)?;
         let session = Session::new(context, tools).with_spec(spec);
         Ok(match parent_call {
             Some(call) => session.with_parent_call(call),
@@ -502,34 +554,18 @@ impl LocalSessionFactory {
         })
     }
 
-    fn bind(&self, spec: &SessionSpec, context: &Arc<ToolContext>) -> Toolset {
-        let chat_bound = context.provides().contains(Capability::Chat);
-        let names = compose::tool_names(spec, chat_bound);
-        let split = names
-            .iter()
-            .position(|n| is_delegation(n))
-            .unwrap_or(names.len());
-        let (own, delegation) = names.split_at(split);
-        let mut tools = self.host.registry.build(own, Arc::clone(context));
-        if delegation.is_empty() {
-            return tools;
+    /// The coordinator a session's tools see: its tenant's; a subagent's also confined to its
+    /// tree and knowing its siblings by name.
+    fn session_coordinator(&self, spec: &Arc<SessionSpec>) -> Arc<dyn Coordinator> {
+        let tenant = self.coordinator(&spec.identity.tenant);
+        if spec.identity.lineage.is_empty() {
+            return tenant;
         }
-        if self.host.runner.is_some() {
-            for tool in self.host.registry.build(delegation, Arc::clone(context)) {
-                tools.push(tool);
-            }
-        } else {
-            for definition in [
-                &delegate::DELEGATE_UNAVAILABLE as &'static dyn cy_tools::definition::Definition,
-                &workflow::WORKFLOW_UNAVAILABLE,
-            ] {
-                match cy_tools::bind_tool(definition, context) {
-                    Ok(tool) => tools.push(tool),
-                    Err(err) => tracing::warn!("inert `{}` left out: {err}", definition.name()),
-                }
-            }
-        }
-        tools
+        Arc::new(TreeCoordinator::new(
+            tenant,
+            Arc::clone(&self.host.specs),
+            Arc::clone(spec),
+        ))
     }
 }
 

@@ -7,7 +7,8 @@
 //!   execution log.
 //! * [`SubagentRunner`]: the application's agent loop, which `delegate` and `workflow` run a
 //!   child's task with.
-//! * [`compose`]: which tools a spec gets, in which order.
+//! * [`compose`]: which tools a session gets, in which order: the chat's tools, the spec's, the
+//!   caller's [`Extras`](compose::Extras).
 //! * [`LocalChat`]: the default chat, in memory plus an append-only file.
 //! * [`LocalSessionFactory::connect`]: a factory whose store is chosen by URL: PostgreSQL
 //!   (feature `postgres`), shared by several workers, or the embedded SQLite folder.
@@ -21,6 +22,7 @@ mod open;
 mod rules;
 mod runner;
 mod tenant_coordinator;
+mod tree_coordinator;
 
 pub use cy_tools::Session;
 pub use factory::LocalSessionFactory;

@@ -26,7 +26,8 @@ fn check_name(name: &str) -> Result<(), ToolError> {
 
 /// Send a named signal to a session (another one, or this one), with an optional text
 /// payload. A session waiting for that name with `wait_for_signal` wakes up with it; if none
-/// is waiting yet, the signal is kept until one waits.
+/// is waiting yet, the signal is kept until one waits. A subagent reaches the sessions of its
+/// own tree only, and names a sibling by its name or profile.
 #[tool(
     title = "Signal",
     capabilities(coordinator, session),
@@ -36,7 +37,8 @@ fn check_name(name: &str) -> Result<(), ToolError> {
 pub async fn signal(
     coordinator: &dyn Coordinator,
     session: &SessionIdentity,
-    /// The id of the session to signal.
+    /// The id of the session to signal; a subagent may name a sibling by its name, such as
+    /// `worker-2`, or by its profile, such as `worker`, when one sibling has it.
     to: String,
     /// The signal's name, such as `data-ready`.
     name: String,
@@ -49,9 +51,14 @@ pub async fn signal(
             "`to` is empty; give the id of the session to signal",
         ));
     }
+    let id = coordinator.resolve(&to).await?;
     let value = json!({"from": session.session_id, "payload": payload});
-    coordinator.signal(&to, &name, value).await?;
-    Ok(format!("signal `{name}` sent to session `{to}`"))
+    coordinator.signal(&id, &name, value).await?;
+    Ok(if id == to {
+        format!("signal `{name}` sent to session `{to}`")
+    } else {
+        format!("signal `{name}` sent to session `{id}` (`{to}`)")
+    })
 }
 
 /// Wait for a named signal sent to this session, up to `timeout_ms`; returns who sent it and

@@ -24,4 +24,16 @@ pub trait Coordinator: Send + Sync {
         name: &'a str,
         timeout: Duration,
     ) -> BoxFuture<'a, Result<Option<Value>, ServiceError>>;
+
+    /// The id of the session a sender means by `to`: the id itself by default. A subagent's
+    /// coordinator also knows its siblings by name (`worker-2`, or `worker` when one sibling
+    /// has that profile) and refuses sessions outside its tree; [`signal`](Self::signal)
+    /// resolves the same way, so this is for saying whom a signal went to.
+    ///
+    /// # Errors
+    /// `to` names no session this coordinator may reach
+    /// ([`InvalidInput`](super::ServiceErrorKind::InvalidInput)), or the lookup failed.
+    fn resolve<'a>(&'a self, to: &'a str) -> BoxFuture<'a, Result<String, ServiceError>> {
+        Box::pin(async move { Ok(to.to_string()) })
+    }
 }

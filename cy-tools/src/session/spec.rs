@@ -136,7 +136,9 @@ pub enum ExecutorSpec {
     /// In the session's own sandbox, with a command line in which `{file}` stands for the
     /// script's path.
     Local {
-        /// The command, such as `python3 {file}`.
+        /// The command, such as `python3 {file}`; `{python}` stands for the host's Python
+        /// runner (`uv run --script` where `uv` is installed, so a script's inline
+        /// dependencies are installed; else `python3`).
         command: String,
     },
     /// On a control server, which keeps a workspace for the session.
@@ -151,7 +153,8 @@ pub enum ExecutorSpec {
 impl Default for ExecutorSpec {
     fn default() -> Self {
         ExecutorSpec::Local {
-            command: "python3 {file}".to_string(),
+            // The builtin executor's `DEFAULT_COMMAND`.
+            command: "{python} {file}".to_string(),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! What only the local executor has: its run command is configurable (and must name the
-//! script), and `uv run python` works where `uv` is installed.
+//! script). Its default runner, `uv`, is in `uv.rs`.
 
 use std::sync::Arc;
 
@@ -7,8 +7,6 @@ use cy_tools::{CodeExecutor, CodeOptions, ServiceErrorKind, ToolRegistry};
 use cy_tools_builtin::ExecLimits;
 use cy_tools_builtin::LocalSandbox;
 use cy_tools_builtin::executor::LocalExecutor;
-
-use crate::support::code_session;
 
 #[test]
 fn execute_code_is_always_registered() {
@@ -58,36 +56,4 @@ async fn the_run_command_is_configurable_and_must_name_the_file() {
         result.stdout,
         "['--flag'] 1\n[output cut: showed the first 12 of 13 bytes; write the output to a file and read it in parts, or narrow it with `grep`, `head` or `tail`]"
     );
-}
-
-/// `uv run python {file}` where `uv` is installed (on the clean `PATH` or the host's); a
-/// machine without `uv` has nothing to check.
-#[tokio::test]
-async fn uv_run_python_works_where_uv_is_installed() {
-    let Some(uv) = which("uv") else {
-        eprintln!("uv is not installed: nothing to check");
-        return;
-    };
-    let session = code_session::local();
-    let env = Arc::new(LocalSandbox::new(&session.workspace).unwrap().env());
-    let executor = LocalExecutor::new(env)
-        .with_command(format!("'{uv}' run python {{file}}"))
-        .unwrap();
-    let result = executor
-        .execute(
-            "import sys\nprint(sys.version_info[0])",
-            CodeOptions::default(),
-        )
-        .await
-        .unwrap();
-    assert_eq!(result.stdout, "3\n", "{}", result.stderr);
-    assert_eq!(result.exit_code, Some(0));
-}
-
-fn which(program: &str) -> Option<String> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|candidate| candidate.is_file())
-        .map(|found| found.display().to_string())
 }

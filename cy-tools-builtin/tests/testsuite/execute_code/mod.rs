@@ -5,6 +5,7 @@
 mod cases;
 mod local;
 mod remote;
+mod uv;
 
 use std::path::Path;
 

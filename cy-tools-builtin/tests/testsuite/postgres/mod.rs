@@ -8,6 +8,7 @@ mod cli;
 mod kill9;
 mod old_specs;
 mod restart;
+mod siblings;
 mod signals;
 mod store;
 mod tenants;
