@@ -15,6 +15,8 @@ mod into_result;
 mod problem;
 mod result;
 mod taking;
+#[cfg(test)]
+mod taking_differential;
 
 pub use info::{CallInfo, ToolCall};
 pub use into_result::{IntoToolResult, Json, ToolError};
