@@ -31,7 +31,7 @@ impl Rng {
 
     /// True one time in `n`.
     fn one_in(&mut self, n: u64) -> bool {
-        self.next() % n == 0
+        self.next().is_multiple_of(n)
     }
 
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {

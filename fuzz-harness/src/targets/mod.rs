@@ -4,8 +4,11 @@ pub mod macro_parse;
 pub mod path_resolution;
 pub mod tool_args;
 
+/// A target's body: one input, a panic on a finding.
+pub type Target = fn(&[u8]);
+
 /// The targets by name, as `fuzz/Cargo.toml` and `fuzz/corpus/<name>/` call them.
-pub const ALL: &[(&str, fn(&[u8]))] = &[
+pub const ALL: &[(&str, Target)] = &[
     ("macro_parse", macro_parse::run),
     ("path_resolution", path_resolution::run),
     ("tool_args", tool_args::run),
