@@ -56,11 +56,12 @@ impl Session {
         result.text_content()
     }
 
-    fn pid(&self, id: &str) -> u32 {
+    async fn pid(&self, id: &str) -> u32 {
         self.env
             .processes()
             .unwrap()
             .status(id)
+            .await
             .unwrap()
             .pid
             .unwrap()
@@ -70,7 +71,7 @@ impl Session {
     async fn wait_end(&self, id: &str) {
         let table = self.env.processes().unwrap();
         let until = Instant::now() + Duration::from_secs(10);
-        while table.status(id).unwrap().running {
+        while table.status(id).await.unwrap().running {
             assert!(Instant::now() < until, "`{id}` never ended");
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -100,7 +101,7 @@ async fn start_status_write_output_and_list() {
     );
     let cmd = "echo ready; echo warn >&2; read x; echo got $x";
     let started = s.ok(json!({"action": "start", "command": cmd})).await;
-    let pid = s.pid("p1");
+    let pid = s.pid("p1").await;
     assert_eq!(
         started,
         format!(
@@ -139,7 +140,7 @@ async fn start_status_write_output_and_list() {
     );
     s.ok(json!({"action": "start", "command": "sleep 30"}))
         .await;
-    let pid3 = s.pid("p3");
+    let pid3 = s.pid("p3").await;
     assert_eq!(
         s.ok(json!({"action": "list"})).await,
         format!(
