@@ -60,6 +60,8 @@ pub mod control_server;
 mod http_server;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(any(feature = "remote", feature = "control-server"))]
+pub mod remote_sandbox;
 #[cfg(feature = "sessions")]
 pub mod session;
 #[cfg(feature = "sessions")]
