@@ -119,7 +119,9 @@ pub use {
         SearchResult, ServiceError, ServiceErrorKind, SessionFactory, ShellResult, WalkOptions,
         WalkResult,
     },
-    session::{ExecutorSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile},
+    session::{
+        ExecutorSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile, WorkspaceHost,
+    },
     state::{StateMap, StateType},
 };
 

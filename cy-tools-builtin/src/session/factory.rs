@@ -16,6 +16,7 @@ use super::children::ChildFactory;
 use super::compose::{self, Extras};
 use super::rules::{check_spec, child_profile, child_spec, invalid};
 use super::tree_coordinator::TreeCoordinator;
+use super::workspace;
 use super::{KeyedLog, LocalChat, Session, SubagentRun, SubagentRunner, TenantCoordinator};
 use crate::executor::{LocalExecutor, PythonRunner, RunSlots};
 use crate::store::SqliteStore;
@@ -36,7 +37,11 @@ type TenantCoordinators = Arc<dyn Fn(&str) -> Arc<dyn Coordinator> + Send + Sync
 /// * [`spawn_child`](Self::spawn_child) makes a narrower child of a session from one of its
 ///   subagent profiles.
 ///
-/// Each session's context gets: its workspace (`env`), an executor from the spec, its
+/// Each session's context gets: its workspace (`env`: the folder the spec names, or, when the
+/// spec has a [`workspace_host`](SessionSpec::workspace_host), a
+/// [`RemoteSandbox`](crate::remote_sandbox::RemoteSandbox) on that execution host; a new
+/// session whose code runs on a control server gets its workspace there, so its file tools,
+/// `terminal`, `process` and code share one folder), an executor from the spec, its
 /// identity, a [`KeyedLog`] (`store`), the coordinator seen through its tenant
 /// ([`TenantCoordinator`]), the chat when the spec asks for one
 /// and the session is a root, and a factory for children when it may start subagents.
@@ -281,6 +286,7 @@ impl LocalSessionFactory {
         mut spec: SessionSpec,
         extras: Extras,
     ) -> Result<Session, ServiceError> {
+        workspace::settle(&mut spec);
         check_spec(&spec)?;
         if !spec.identity.lineage.is_empty() {
             return Err(invalid(format!(
@@ -288,9 +294,11 @@ impl LocalSessionFactory {
                 spec.id()
             )));
         }
-        let root = self.workspace_path(&spec.workspace);
-        spec.workspace = root.to_string_lossy().into_owned();
-        let env = self.open_workspace(&root)?;
+        if spec.workspace_host.is_none() {
+            let root = self.workspace_path(&spec.workspace);
+            spec.workspace = root.to_string_lossy().into_owned();
+        }
+        let env = self.open_env(&spec)?;
         // Built before it is stored, so a spec that cannot be built (an executor without its
         // token, say) leaves nothing behind and can be fixed and created again.
         let spec = Arc::new(spec);
@@ -327,7 +335,7 @@ impl LocalSessionFactory {
                 ),
             )
         })?;
-        let env = self.open_workspace(Path::new(&spec.workspace))?;
+        let env = self.open_env(&spec)?;
         self.build(Arc::new(spec), env, None, &extras)
     }
 
@@ -451,6 +459,14 @@ impl LocalSessionFactory {
         }
     }
 
+    /// The session's workspace: on its execution host, or its folder here.
+    fn open_env(&self, spec: &SessionSpec) -> Result<Arc<dyn Sandbox>, ServiceError> {
+        match &spec.workspace_host {
+            Some(host) => workspace::open_remote(host, spec.id(), &*self.host.secrets),
+            None => self.open_workspace(Path::new(&spec.workspace)),
+        }
+    }
+
     fn open_workspace(&self, path: &Path) -> Result<Arc<dyn Sandbox>, ServiceError> {
         let sandbox = LocalSandbox::new(path).map_err(|err| {
             ServiceError::new(
@@ -499,7 +515,11 @@ impl LocalSessionFactory {
                         ),
                     )
                 })?;
-                Arc::new(crate::executor::RemoteExecutor::new(url, spec.id(), token)?)
+                Arc::new(crate::executor::RemoteExecutor::new(
+                    url,
+                    workspace::executor_name(spec, url),
+                    token,
+                )?)
             }
         })
     }

@@ -78,6 +78,11 @@ pub(super) fn child_spec(
     SessionSpec {
         identity: parent.identity.child(id),
         workspace: workspace.to_string_lossy().into_owned(),
+        // A child of a session on an execution host works in its folder there.
+        workspace_host: parent
+            .workspace_host
+            .as_ref()
+            .map(|host| super::workspace::child_host(host, workspace)),
         tools: profile.tools.clone(),
         executor: parent.executor.clone(),
         chat: false,

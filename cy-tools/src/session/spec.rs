@@ -32,8 +32,16 @@ use crate::services::ServiceError;
 pub struct SessionSpec {
     /// Id, tenant and lineage (the ancestors' ids, root first) with the depth.
     pub identity: SessionIdentity,
-    /// The session's workspace folder on the host. A child's lies inside its parent's.
+    /// The session's workspace folder on the host. A child's lies inside its parent's. With
+    /// a [`workspace_host`](Self::workspace_host), the path the session's tools name it by
+    /// (`/workspace/...`), not a folder of the worker.
     pub workspace: String,
+    /// Where the workspace lives when it is not a folder on the worker: a workspace on an
+    /// execution host, which every tool of the session uses, on whichever worker it is
+    /// resumed. Absent (as in every spec stored before it existed), the local folder
+    /// [`workspace`](Self::workspace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_host: Option<WorkspaceHost>,
     /// The tools the session asked for, by registry name, in order. `execute_code`, the chat
     /// tools and the delegation tools are added by the factory in order whether or
     /// not they are listed.
@@ -69,6 +77,7 @@ impl SessionSpec {
         SessionSpec {
             identity: SessionIdentity::root(session_id, tenant),
             workspace: workspace.into(),
+            workspace_host: None,
             tools: Vec::new(),
             executor: ExecutorSpec::default(),
             chat: false,
@@ -88,6 +97,13 @@ impl SessionSpec {
     #[must_use]
     pub fn with_executor(mut self, executor: ExecutorSpec) -> Self {
         self.executor = executor;
+        self
+    }
+
+    /// The same spec with its workspace on an execution host.
+    #[must_use]
+    pub fn with_workspace_host(mut self, host: WorkspaceHost) -> Self {
+        self.workspace_host = Some(host);
         self
     }
 
@@ -155,6 +171,52 @@ impl Default for ExecutorSpec {
         ExecutorSpec::Local {
             // The builtin executor's `DEFAULT_COMMAND`.
             command: "{python} {file}".to_string(),
+        }
+    }
+}
+
+/// A session's workspace on an execution host (a control server): the server, the token's
+/// variable, the workspace's name there and, for a child, its folder inside that workspace.
+///
+/// The workspace named `name` is the folder where the server also runs the code of a remote
+/// executor for session id `name`, so a session with both has one workspace.
+///
+/// ```
+/// use cy_tools::{SessionSpec, WorkspaceHost};
+///
+/// let host = WorkspaceHost::new("http://10.0.0.7:8700", "CY_CONTROL_TOKEN", "s-1");
+/// let spec = SessionSpec::root("s-1", "acme", "/workspace").with_workspace_host(host.clone());
+/// let json = serde_json::to_string(&spec).unwrap();
+/// assert!(json.contains(r#""workspace_host":{"url":"http://10.0.0.7:8700","token_var":"CY_CONTROL_TOKEN","name":"s-1"}"#));
+/// assert_eq!(serde_json::from_str::<SessionSpec>(&json).unwrap().workspace_host, Some(host));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceHost {
+    /// The control server's address, `http://host:port`.
+    pub url: String,
+    /// The name of the environment variable that holds the bearer token (never the token).
+    pub token_var: String,
+    /// The workspace's name on the server: its folder under the server's root.
+    pub name: String,
+    /// A child's folder inside the workspace (`subagents/researcher-1`); absent, the whole
+    /// workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+}
+
+impl WorkspaceHost {
+    /// The whole workspace `name` on the server at `url`, with the token in `token_var`.
+    pub fn new(
+        url: impl Into<String>,
+        token_var: impl Into<String>,
+        name: impl Into<String>,
+    ) -> Self {
+        WorkspaceHost {
+            url: url.into(),
+            token_var: token_var.into(),
+            name: name.into(),
+            folder: None,
         }
     }
 }
@@ -246,4 +308,19 @@ pub trait SpecStore: Send + Sync {
         &'a self,
         parent_id: &'a str,
     ) -> BoxFuture<'a, Result<Vec<String>, ServiceError>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A spec as the code before `workspace_host` wrote it still loads, with no host, and
+    /// is written back the same.
+    #[test]
+    fn a_spec_stored_before_workspace_hosts_loads() {
+        let old = r#"{"identity":{"session_id":"s-old","tenant":"acme","lineage":[],"depth":0},"workspace":"/srv/w","tools":["read_file"],"executor":{"kind":"remote","url":"http://127.0.0.1:8700","token_var":"CY_CONTROL_TOKEN"},"chat":false,"subagents":[],"max_depth":2}"#;
+        let spec: SessionSpec = serde_json::from_str(old).unwrap();
+        assert_eq!(spec.workspace_host, None);
+        assert_eq!(serde_json::to_string(&spec).unwrap(), old);
+    }
 }
