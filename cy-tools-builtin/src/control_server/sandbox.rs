@@ -21,11 +21,21 @@ use crate::remote_sandbox::wire::{
 };
 use crate::{LocalSandbox, SessionEnv};
 
-/// The views that have started background processes, by workspace and scope: kept, so their
-/// processes live on between requests (until the server stops). Other requests open their
-/// view afresh, so an idle workspace holds no descriptor.
+/// Workspace views kept between requests, by workspace and scope: opening a view costs
+/// several system calls and its commands' confinement is built once per view, so a view is
+/// reused while its session works. A view that started background processes is kept until the
+/// server stops, so they live on between requests; others make room when there are
+/// [`KEPT_VIEWS`].
 #[derive(Default)]
-pub(super) struct Workspaces(Mutex<HashMap<String, SessionEnv>>);
+pub(super) struct Workspaces(Mutex<HashMap<String, Kept>>);
+
+struct Kept {
+    env: SessionEnv,
+    has_processes: bool,
+}
+
+/// Views kept at most, besides those with background processes; each holds two descriptors.
+const KEPT_VIEWS: usize = 128;
 
 /// `POST /v1/sessions/{name}/sandbox`.
 ///
@@ -101,8 +111,8 @@ pub(super) async fn sandbox(
     }
 }
 
-/// The view of workspace `name` (narrowed to `scope`) the operation works in: the kept one if
-/// it has processes, else a fresh one, kept when the operation starts a process.
+/// The view of workspace `name` (narrowed to `scope`) the operation works in: the kept one,
+/// else a new one, kept.
 fn view(
     state: &ServerState,
     name: &str,
@@ -113,9 +123,11 @@ fn view(
         Some(scope) => format!("{name}/{scope}"),
         None => name.to_string(),
     };
+    let starts = matches!(op, SandboxOp::Start { .. });
     let mut kept = state.workspaces.0.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(env) = kept.get(&key) {
-        return Ok(env.clone());
+    if let Some(view) = kept.get_mut(&key) {
+        view.has_processes |= starts;
+        return Ok(view.env.clone());
     }
     let cannot = |err: std::io::Error| {
         ServiceError::new(
@@ -132,9 +144,22 @@ fn view(
         Some(scope) => env.scoped_env(scope)?,
         None => env,
     };
-    if matches!(op, SandboxOp::Start { .. }) {
-        kept.insert(key, env.clone());
+    if kept.iter().filter(|(_, v)| !v.has_processes).count() >= KEPT_VIEWS {
+        let idle = kept
+            .iter()
+            .find(|(_, v)| !v.has_processes)
+            .map(|(k, _)| k.clone());
+        if let Some(idle) = idle {
+            kept.remove(&idle);
+        }
     }
+    kept.insert(
+        key,
+        Kept {
+            env: env.clone(),
+            has_processes: starts,
+        },
+    );
     Ok(env)
 }
 

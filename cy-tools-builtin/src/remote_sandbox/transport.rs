@@ -1,44 +1,40 @@
 //! Requests to the sandbox endpoint over a few kept-alive connections.
 //!
 //! File tools make many small requests, and a fresh TCP connection for each would cost more
-//! than most operations, so finished connections are kept for the next request. One dropped
-//! mid-request (a cancelled `exec`) is closed, not kept: that is how the server learns to stop
-//! the command.
+//! than most operations, so finished connections are kept for the next request, for a short
+//! while (the server closes idle ones). Each connection is driven inside the request using it,
+//! never by a task of its own, so a request dropped midway (a cancelled `exec`) closes its
+//! connection at once: that is how the server learns to stop the command.
 
+use std::pin::pin;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cy_tools::{ServiceError, ServiceErrorKind};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;
-use hyper::client::conn::http1::SendRequest;
+use hyper::client::conn::http1::{Connection, SendRequest};
 use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
 use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde::de::DeserializeOwned;
 use tokio::net::TcpStream;
-use tokio::task::AbortHandle;
 
 use crate::executor::wire::ErrorReply;
 
 /// Idle connections kept for reuse.
 const KEPT: usize = 4;
 
-/// One connection: the sender of its requests and the task driving it.
+/// How long an idle connection is reused: well within the control server's shortest sensible
+/// `header_timeout` (10 s by default), after which it closes idle connections.
+const REUSE_WITHIN: Duration = Duration::from_secs(2);
+
+/// One connection: the sender of its requests, the connection itself (driven by whoever uses
+/// it), and when it last finished a request.
 struct Conn {
     sender: SendRequest<Full<Bytes>>,
-    task: AbortHandle,
-}
-
-/// Closes the connection unless the request finished and gave it back.
-struct InFlight(Option<Conn>);
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        if let Some(conn) = self.0.take() {
-            conn.task.abort();
-        }
-    }
+    connection: Connection<TokioIo<TcpStream>, Full<Bytes>>,
+    idle_since: Instant,
 }
 
 /// Where and how to send requests.
@@ -124,46 +120,60 @@ impl Transport {
     async fn send(&self, body: Bytes) -> Result<(StatusCode, Bytes), ServiceError> {
         // A kept connection the server has closed meanwhile gives the request back unsent;
         // it then goes on a fresh one.
-        let mut flight = InFlight(self.take_idle());
-        if let Some(conn) = flight.0.as_mut() {
-            match conn
-                .sender
-                .try_send_request(self.request(body.clone())?)
-                .await
-            {
-                Ok(response) => return self.finish(flight, response).await,
-                // Given back unsent: the kept connection had closed.
-                Err(err) if err.message().is_some() => {}
-                Err(err) => return Err(self.lost(&err.into_error())),
+        if let Some(mut conn) = self.take_idle() {
+            match self.exchange(&mut conn, self.request(body.clone())?).await {
+                Ok(Ok(answer)) => {
+                    self.keep(conn);
+                    return Ok(answer);
+                }
+                Ok(Err(err)) => return Err(err),
+                Err(()) => {}
             }
         }
-        let mut flight = InFlight(Some(self.connect().await?));
-        let conn = flight.0.as_mut().expect("just connected");
-        let response = conn
-            .sender
-            .send_request(self.request(body)?)
-            .await
-            .map_err(|err| self.lost(&err))?;
-        self.finish(flight, response).await
-    }
-
-    async fn finish(
-        &self,
-        mut flight: InFlight,
-        response: hyper::Response<hyper::body::Incoming>,
-    ) -> Result<(StatusCode, Bytes), ServiceError> {
-        let status = response.status();
-        let bytes = Limited::new(response.into_body(), self.max_reply_bytes)
-            .collect()
-            .await
-            .map_err(|err| self.lost(&*err))?
-            .to_bytes();
-        if let Some(conn) = flight.0.take() {
-            self.keep(conn);
+        let mut conn = self.connect().await?;
+        match self.exchange(&mut conn, self.request(body)?).await {
+            Ok(Ok(answer)) => {
+                self.keep(conn);
+                Ok(answer)
+            }
+            Ok(Err(err)) => Err(err),
+            Err(()) => Err(self.lost(&std::io::Error::other(
+                "the connection closed before the request was sent",
+            ))),
         }
-        Ok((status, bytes))
     }
 
+    /// One request on `conn`, driving the connection meanwhile; `Err(())` when the request
+    /// was given back unsent.
+    async fn exchange(
+        &self,
+        conn: &mut Conn,
+        request: Request<Full<Bytes>>,
+    ) -> Result<Result<(StatusCode, Bytes), ServiceError>, ()> {
+        let exchange = async {
+            let response = match conn.sender.try_send_request(request).await {
+                Ok(response) => response,
+                Err(err) if err.message().is_some() => return Err(()),
+                Err(err) => return Ok(Err(self.lost(&err.into_error()))),
+            };
+            let status = response.status();
+            Ok(Limited::new(response.into_body(), self.max_reply_bytes)
+                .collect()
+                .await
+                .map(|body| (status, body.to_bytes()))
+                .map_err(|err| self.lost(&*err)))
+        };
+        let mut exchange = pin!(exchange);
+        let mut connection_done = false;
+        loop {
+            tokio::select! {
+                answer = &mut exchange => return answer,
+                // The connection ending first is not the answer: the exchange then finishes
+                // with what was received, or with the error that ended it.
+                _ = &mut conn.connection, if !connection_done => connection_done = true,
+            }
+        }
+    }
     fn request(&self, body: Bytes) -> Result<Request<Full<Bytes>>, ServiceError> {
         Request::post(self.path.as_str())
             .header(HOST, self.authority.as_str())
@@ -181,20 +191,18 @@ impl Transport {
     fn take_idle(&self) -> Option<Conn> {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         while let Some(conn) = idle.pop() {
-            if !conn.sender.is_closed() {
+            if !conn.sender.is_closed() && conn.idle_since.elapsed() < REUSE_WITHIN {
                 return Some(conn);
             }
-            conn.task.abort();
         }
         None
     }
 
-    fn keep(&self, conn: Conn) {
+    fn keep(&self, mut conn: Conn) {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         if idle.len() < KEPT && !conn.sender.is_closed() {
+            conn.idle_since = Instant::now();
             idle.push(conn);
-        } else {
-            conn.task.abort();
         }
     }
 
@@ -219,8 +227,11 @@ impl Transport {
         let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
             .map_err(|err| self.lost(&err))?;
-        let task = tokio::spawn(connection).abort_handle();
-        Ok(Conn { sender, task })
+        Ok(Conn {
+            sender,
+            connection,
+            idle_since: Instant::now(),
+        })
     }
 
     fn unreachable(&self, why: &str) -> ServiceError {
@@ -248,18 +259,5 @@ impl Transport {
                 self.endpoint
             ),
         )
-    }
-}
-
-impl Drop for Transport {
-    fn drop(&mut self) {
-        for conn in self
-            .idle
-            .get_mut()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain(..)
-        {
-            conn.task.abort();
-        }
     }
 }
