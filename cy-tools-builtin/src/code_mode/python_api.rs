@@ -16,7 +16,8 @@ pub(super) struct PyFunction {
     /// keyword-only, by name: the schema's properties are unordered, so a position means only
     /// what `required` says it means.
     pub params: Vec<PyParam>,
-    /// The return annotation: `str`, or a dict for a tool with structured results.
+    /// The return annotation: a dict for a tool that declares structured results; else
+    /// anything, since a tool without an output schema may still answer JSON.
     pub returns: &'static str,
 }
 
@@ -63,7 +64,7 @@ impl PyFunction {
             returns: if tool.output_schema().is_some() {
                 "_t.Dict[str, _t.Any]"
             } else {
-                "str"
+                "_t.Any"
             },
         }
     }

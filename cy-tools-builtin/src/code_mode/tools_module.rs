@@ -26,7 +26,7 @@ use super::python_api::{PyFunction, identifier};
 /// let module = ToolsModule::of(&tools, false);
 /// assert_eq!(module.functions(), ["read_file", "write_file"]);
 /// assert!(module.source().contains(
-///     "def read_file(path: str, *, limit: _t.Optional[int] = None, offset: int = 1) -> str:"
+///     "def read_file(path: str, *, limit: _t.Optional[int] = None, offset: int = 1) -> _t.Any:"
 /// ));
 /// ```
 #[derive(Debug)]
@@ -192,8 +192,8 @@ fn render_function(out: &mut String, f: &PyFunction) {
         }
     }
     doc.push_str("\n\nReturns:\n    ");
-    doc.push_str(if f.returns == "str" {
-        "The tool's text."
+    doc.push_str(if f.returns == "_t.Any" {
+        "The tool's text, or the parsed JSON if it answers with structured content."
     } else {
         "The tool's structured result, parsed from JSON."
     });
