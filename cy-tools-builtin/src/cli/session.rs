@@ -139,7 +139,11 @@ pub(super) fn open(
             session: Some(session),
         });
     }
-    let (tools, context, executor) = open_unstored(args, &spec, root, requested, code_mode)?;
+    // `call` in code mode binds what it can without a note for each tool it cannot: those
+    // notes are for choosing what `mcp` serves.
+    let notes = !calling;
+    let (tools, context, executor) =
+        open_unstored(args, &spec, root, requested, code_mode, notes)?;
     let Some(executor) = executor else {
         return Ok(Opened {
             tools,
@@ -165,6 +169,7 @@ fn open_unstored(
     root: PathBuf,
     requested: Option<&[String]>,
     code_mode: bool,
+    notes: bool,
 ) -> Result<Unstored, CliError> {
     let registry = registry()?;
     let sandbox = LocalSandbox::new(&root)
@@ -214,7 +219,7 @@ fn open_unstored(
         return Ok(built(match registry.try_build(&registry.names(), &context) {
             Ok(tools) => tools,
             Err(report) => {
-                for (name, why) in &report.left_out {
+                for (name, why) in report.left_out.iter().filter(|_| notes) {
                     if let LeftOut::Unavailable(err) = why {
                         eprintln!("note: leaving out `{name}`: {err}");
                     }

@@ -34,7 +34,7 @@ fn printed(output: &Output) -> Value {
 const LIST_READ_WRITE: &str = r#"
 import json, cy_sdk
 from cy_sdk import tools
-listing = tools.list_directory(".")
+listing = tools.list_directory(path=".")
 text = tools.read_file("notes.txt")
 tools.write_file("upper.txt", content=text.upper())
 try:
@@ -49,10 +49,13 @@ fn call_execute_code_in_code_mode_uses_the_typed_tools() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "alpha\nbeta\n").unwrap();
     let root = dir.path().to_str().unwrap();
-    let out = printed(&cy_tools(
+    let output = cy_tools(
         dir.path(),
         &["call", "execute_code", &code(LIST_READ_WRITE), "--code-mode", "--root", root],
-    ));
+    );
+    // The tools this session cannot have (no chat, no coordinator) are left out quietly.
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+    let out = printed(&output);
     assert!(out["listing"].as_str().unwrap().contains("notes.txt"), "{out}");
     assert_eq!(out["text"], "     1\talpha\n     2\tbeta");
     assert_eq!(
@@ -148,7 +151,7 @@ fn a_stored_session_keeps_code_mode_in_another_process() {
     // A session stored without code mode is not given it by a later `--code-mode`.
     std::fs::write(
         dir.path().join("plain.json"),
-        json!({"session_id": "s-plain", "workspace": "w"}).to_string(),
+        json!({"session_id": "s-plain", "workspace": "w", "tools": ["read_file"]}).to_string(),
     )
     .unwrap();
     let plain = dir.path().join("plain.json");
