@@ -27,6 +27,12 @@ pub const DEFAULT_COMMAND: &str = "{python} {file}";
 /// `.cy-run-<random>.py` in the workspace root, removed when the run is over, so runs at once
 /// never run each other's code; runs that name the same file take turns on it.
 ///
+/// A run with [`CodeOptions::python_path`] set (code mode) starts in a short bootstrap written
+/// beside the code, which puts those folders first on `sys.path` and runs the code's own file:
+/// `{file}` then names the bootstrap. Isolated Python (`python3 -I {file}`) still finds the
+/// modules, and tracebacks still show the code's own file and line numbers (see
+/// `executor/bootstrap.rs`).
+///
 /// The command is a shell command line in which `{file}` stands for the script's path
 /// (shell-quoted) and `{python}` for the [`PythonRunner`]: `{python} {file}` by default, so a
 /// script's inline dependencies (PEP 723) are installed where `uv` is; `python3 {file}` to
