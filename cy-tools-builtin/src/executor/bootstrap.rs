@@ -49,8 +49,9 @@ fn inline_metadata(code: &str) -> Option<String> {
 const RUNNER: &str = r#"# cy-tools: runs the code's own file with code mode's modules importable; removed after the run.
 def _cy_run(script, dirs):
     import os, sys
-    # As `python3 script` would: the script's folder first, unless isolated (`-I`, `-P`).
-    if not sys.flags.safe_path:
+    # As `python3 script` would: the script's folder first, unless isolated (`-I`, `-P`;
+    # `safe_path` is Python 3.11's).
+    if not (sys.flags.isolated or getattr(sys.flags, "safe_path", False)):
         sys.path[0] = os.path.dirname(script)
     sys.path[0:0] = dirs
     sys.argv[0] = script

@@ -553,11 +553,12 @@ impl LocalSessionFactory {
             self.host.runner.is_some(),
         )
         .map_err(invalid)?;
-        let session = code_mode.attach(Session::new(context, tools).with_spec(spec))?;
-        Ok(match parent_call {
+        let session = Session::new(context, tools).with_spec(spec);
+        let session = match parent_call {
             Some(call) => session.with_parent_call(call),
             None => session,
-        })
+        };
+        code_mode.attach(session)
     }
 
     /// The coordinator a session's tools see: its tenant's; a subagent's also confined to its
