@@ -133,7 +133,9 @@ fn code_mode_calls(c: &mut Criterion) {
         times.push(start.elapsed().as_nanos());
     }
     let (p50, p99) = percentiles(times);
-    println!("code_mode_calls/direct_execute (1,000 calls, timed in Rust): p50 {p50:.1} µs, p99 {p99:.1} µs");
+    println!(
+        "code_mode_calls/direct_execute (1,000 calls, timed in Rust): p50 {p50:.1} µs, p99 {p99:.1} µs"
+    );
     for (name, session) in [("local", &local), ("remote", &remote)] {
         let out = run(&runtime, session, TIMED);
         let us: Vec<f64> = out

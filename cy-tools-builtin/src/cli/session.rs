@@ -143,8 +143,7 @@ pub(super) fn open(
     // `call` in code mode binds what it can without a note for each tool it cannot: those
     // notes are for choosing what `mcp` serves.
     let notes = !calling;
-    let (tools, context, executor) =
-        open_unstored(args, &spec, root, requested, code_mode, notes)?;
+    let (tools, context, executor) = open_unstored(args, &spec, root, requested, code_mode, notes)?;
     let Some(executor) = executor else {
         return Ok(Opened {
             tools,
@@ -217,17 +216,19 @@ fn open_unstored(
     }
     let Some(names) = requested.or(spec.tools.as_deref()) else {
         // Every registered tool: those this session cannot serve are left out, with a note.
-        return Ok(built(match registry.try_build(&registry.names(), &context) {
-            Ok(tools) => tools,
-            Err(report) => {
-                for (name, why) in report.left_out.iter().filter(|_| notes) {
-                    if let LeftOut::Unavailable(err) = why {
-                        eprintln!("note: leaving out `{name}`: {err}");
+        return Ok(built(
+            match registry.try_build(&registry.names(), &context) {
+                Ok(tools) => tools,
+                Err(report) => {
+                    for (name, why) in report.left_out.iter().filter(|_| notes) {
+                        if let LeftOut::Unavailable(err) = why {
+                            eprintln!("note: leaving out `{name}`: {err}");
+                        }
                     }
+                    report.tools
                 }
-                report.tools
-            }
-        }));
+            },
+        ));
     };
     if let Some(unknown) = names
         .iter()

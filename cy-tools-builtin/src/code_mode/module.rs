@@ -32,7 +32,8 @@ pub(crate) fn folder(tools: &Arc<str>) -> Result<PathBuf, ServiceError> {
     if let Some(dir) = folders.get(tools) {
         return Ok(dir.clone());
     }
-    let dir = write(tools, folders.len()).map_err(|why| ServiceError::new(ServiceErrorKind::Unavailable, why))?;
+    let dir = write(tools, folders.len())
+        .map_err(|why| ServiceError::new(ServiceErrorKind::Unavailable, why))?;
     folders.insert(Arc::clone(tools), dir.clone());
     Ok(dir)
 }

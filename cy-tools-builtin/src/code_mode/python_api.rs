@@ -227,10 +227,10 @@ pub(super) fn identifier(name: &str) -> String {
 }
 
 const KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if",
-    "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try",
-    "while", "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
 ];
 
 /// Two properties that became the same identifier (`a-b`, `a_b`) get numbered.
@@ -255,9 +255,15 @@ mod tests {
         let cases = [
             (json!({"type": "string"}), "str"),
             (json!({"type": ["integer", "null"]}), "_t.Optional[int]"),
-            (json!({"enum": ["x", "y"], "type": "string"}), "_t.Literal[\"x\", \"y\"]"),
+            (
+                json!({"enum": ["x", "y"], "type": "string"}),
+                "_t.Literal[\"x\", \"y\"]",
+            ),
             (json!({"$ref": "#/$defs/Mode"}), "_t.Literal[\"a\", \"b\"]"),
-            (json!({"type": "array", "items": {"type": "number"}}), "_t.List[float]"),
+            (
+                json!({"type": "array", "items": {"type": "number"}}),
+                "_t.List[float]",
+            ),
             (
                 json!({"anyOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}),
                 "_t.Optional[_t.Union[str, int]]",

@@ -93,7 +93,7 @@ impl ToolsModule {
         }
         ToolsModule {
             source: render(&functions).into(),
-            summary: summary(&functions),
+            summary: summary(&functions, nesting),
             functions: functions.into_iter().map(|f| f.name).collect(),
         }
     }
@@ -235,14 +235,17 @@ fn escape(text: &str) -> String {
     text.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"")
 }
 
-fn summary(functions: &[PyFunction]) -> String {
+fn summary(functions: &[PyFunction], nesting: bool) -> String {
     let mut out = String::from(
         "\n\nCode mode is on: the code may call this session's other tools as Python functions. \
 `import cy_sdk`, then call `cy_sdk.tools.NAME(...)`: each returns the tool's text (or the parsed \
 JSON of a structured result) and raises `cy_sdk.ToolError`, whose text is the tool's message, when \
 the call fails or is refused; `help(cy_sdk.tools.NAME)` shows a function's arguments and \
-documentation. `execute_code` itself cannot be called from the code.",
+documentation.",
     );
+    if !nesting {
+        out.push_str(" `execute_code` itself cannot be called from the code.");
+    }
     if functions.is_empty() {
         out.push_str(" This session has no other tools, so there is nothing to call.");
         return out;
@@ -250,7 +253,11 @@ documentation. `execute_code` itself cannot be called from the code.",
     out.push_str(" The functions:");
     let mut used = 0;
     for (i, f) in functions.iter().enumerate() {
-        let line = format!("\n- {}: {}", f.short_signature(), first_sentence(&f.description));
+        let line = format!(
+            "\n- {}: {}",
+            f.short_signature(),
+            first_sentence(&f.description)
+        );
         if i == SUMMARY_LINES || used + line.len() > SUMMARY_CHARS {
             let _ = write!(
                 out,
@@ -283,10 +290,60 @@ mod tests {
 
     #[test]
     fn a_first_sentence_is_one_line_and_bounded() {
-        assert_eq!(first_sentence("Read a file.\nMore here. And more."), "Read a file.");
+        assert_eq!(
+            first_sentence("Read a file.\nMore here. And more."),
+            "Read a file."
+        );
         let long = "word ".repeat(60);
         let cut = first_sentence(&long);
         assert!(cut.ends_with("...") && cut.chars().count() <= LINE_DESCRIPTION);
+    }
+
+    fn toolset(n: usize, description: &str) -> Vec<PyFunction> {
+        (0..n)
+            .map(|i| PyFunction {
+                name: format!("tool_{i}"),
+                tool: format!("tool_{i}"),
+                description: description.to_string(),
+                params: Vec::new(),
+                returns: "_t.Any",
+            })
+            .collect()
+    }
+
+    fn listed(text: &str) -> Vec<&str> {
+        text.lines().filter(|l| l.starts_with("- ")).collect()
+    }
+
+    #[test]
+    fn the_summary_of_a_large_toolset_is_bounded() {
+        // Short lines: the line bound.
+        let text = summary(&toolset(100, "Does a thing."), false);
+        let lines = listed(&text);
+        assert_eq!(lines.len(), SUMMARY_LINES + 1);
+        assert_eq!(lines[0], "- tool_0(): Does a thing.");
+        assert_eq!(
+            lines[SUMMARY_LINES],
+            "- ... and 60 more: `print(cy_sdk.tools.__all__)` lists them all"
+        );
+        // Long lines: the character bound.
+        let text = summary(&toolset(100, &"word ".repeat(40)), false);
+        let lines = listed(&text);
+        let shown = lines.len() - 1;
+        assert!(shown < SUMMARY_LINES, "{shown}");
+        assert!(lines[..shown].iter().map(|l| l.len() + 1).sum::<usize>() <= SUMMARY_CHARS);
+        assert_eq!(
+            lines[shown],
+            format!(
+                "- ... and {} more: `print(cy_sdk.tools.__all__)` lists them all",
+                100 - shown
+            )
+        );
+        // Small: all of them, and what nesting changes.
+        let text = summary(&toolset(3, "Does a thing."), false);
+        assert_eq!(listed(&text).len(), 3);
+        assert!(text.contains("`execute_code` itself cannot be called"));
+        assert!(!summary(&toolset(3, "x"), true).contains("cannot be called"));
     }
 
     #[test]

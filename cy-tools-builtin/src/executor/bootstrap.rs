@@ -23,7 +23,11 @@ pub(crate) fn source(code: &str, script: &Path, dirs: &[PathBuf]) -> String {
     if let Some(metadata) = inline_metadata(code) {
         out.push_str(&metadata);
     }
-    out.push_str(&RUNNER.replace("{script}", &literal(script).to_string()).replace("{dirs}", &dirs.join(", ")));
+    out.push_str(
+        &RUNNER
+            .replace("{script}", &literal(script).to_string())
+            .replace("{dirs}", &dirs.join(", ")),
+    );
     out
 }
 

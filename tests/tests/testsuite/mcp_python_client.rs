@@ -129,7 +129,10 @@ fn official_client_runs_code_mode() {
         .arg(workspace.path())
         .output()
         .unwrap();
-    check(&output, "the Python MCP client against `cy-tools mcp --code-mode`");
+    check(
+        &output,
+        "the Python MCP client against `cy-tools mcp --code-mode`",
+    );
 }
 
 /// `schema` of an application tool in a dialect that cannot express it: the exporter's error,

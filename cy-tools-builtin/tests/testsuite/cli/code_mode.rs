@@ -27,8 +27,12 @@ fn code(code: &str) -> String {
 fn printed(output: &Output) -> Value {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "stderr: {stderr}");
-    serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|err| panic!("not JSON ({err}): {}", String::from_utf8_lossy(&output.stdout)))
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|err| {
+        panic!(
+            "not JSON ({err}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
 }
 
 const LIST_READ_WRITE: &str = r#"
@@ -51,12 +55,22 @@ fn call_execute_code_in_code_mode_uses_the_typed_tools() {
     let root = dir.path().to_str().unwrap();
     let output = cy_tools(
         dir.path(),
-        &["call", "execute_code", &code(LIST_READ_WRITE), "--code-mode", "--root", root],
+        &[
+            "call",
+            "execute_code",
+            &code(LIST_READ_WRITE),
+            "--code-mode",
+            "--root",
+            root,
+        ],
     );
     // The tools this session cannot have (no chat, no coordinator) are left out quietly.
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
     let out = printed(&output);
-    assert!(out["listing"].as_str().unwrap().contains("notes.txt"), "{out}");
+    assert!(
+        out["listing"].as_str().unwrap().contains("notes.txt"),
+        "{out}"
+    );
     assert_eq!(out["text"], "     1\talpha\n     2\tbeta");
     assert_eq!(
         std::fs::read_to_string(dir.path().join("upper.txt")).unwrap(),
@@ -65,7 +79,13 @@ fn call_execute_code_in_code_mode_uses_the_typed_tools() {
     // The model's message for the same call.
     let direct = cy_tools(
         dir.path(),
-        &["call", "read_file", r#"{"path": "notes.txt", "limit": "ten"}"#, "--root", root],
+        &[
+            "call",
+            "read_file",
+            r#"{"path": "notes.txt", "limit": "ten"}"#,
+            "--root",
+            root,
+        ],
     );
     assert_eq!(direct.status.code(), Some(1));
     assert_eq!(
@@ -77,11 +97,18 @@ fn call_execute_code_in_code_mode_uses_the_typed_tools() {
     // Without `--code-mode` there is no module.
     let plain = cy_tools(
         dir.path(),
-        &["call", "execute_code", &code("import cy_sdk"), "--root", root],
+        &[
+            "call",
+            "execute_code",
+            &code("import cy_sdk"),
+            "--root",
+            root,
+        ],
     );
     assert_eq!(plain.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&plain.stderr).contains("ModuleNotFoundError: No module named 'cy_sdk'")
+        String::from_utf8_lossy(&plain.stderr)
+            .contains("ModuleNotFoundError: No module named 'cy_sdk'")
     );
 }
 
@@ -98,7 +125,14 @@ except cy_sdk.ToolError as err:
 "#;
     let out = printed(&cy_tools(
         dir.path(),
-        &["call", "execute_code", &code(nested), "--code-mode", "--root", root],
+        &[
+            "call",
+            "execute_code",
+            &code(nested),
+            "--code-mode",
+            "--root",
+            root,
+        ],
     ));
     assert_eq!(
         out,
@@ -123,11 +157,22 @@ fn a_stored_session_keeps_code_mode_in_another_process() {
     )
     .unwrap();
     let (spec, store) = (spec.to_str().unwrap(), store.to_str().unwrap());
-    let write = code("import cy_sdk\ncy_sdk.tools.write_file('a.txt', content='first process')\nprint('written')");
+    let write = code(
+        "import cy_sdk\ncy_sdk.tools.write_file('a.txt', content='first process')\nprint('written')",
+    );
     // Created here, with code mode.
     let created = cy_tools(
         dir.path(),
-        &["call", "execute_code", &write, "--code-mode", "--spec", spec, "--store", store],
+        &[
+            "call",
+            "execute_code",
+            &write,
+            "--code-mode",
+            "--spec",
+            spec,
+            "--store",
+            store,
+        ],
     );
     assert_eq!(
         String::from_utf8_lossy(&created.stdout).trim_end(),
@@ -139,7 +184,15 @@ fn a_stored_session_keeps_code_mode_in_another_process() {
     let read = code("import cy_sdk\nprint(cy_sdk.tools.read_file('a.txt'))");
     let resumed = cy_tools(
         dir.path(),
-        &["call", "execute_code", &read, "--spec", spec, "--store", store],
+        &[
+            "call",
+            "execute_code",
+            &read,
+            "--spec",
+            spec,
+            "--store",
+            store,
+        ],
     );
     assert_eq!(
         String::from_utf8_lossy(&resumed.stdout).trim_end(),
@@ -158,12 +211,29 @@ fn a_stored_session_keeps_code_mode_in_another_process() {
     let plain = plain.to_str().unwrap();
     let first = cy_tools(
         dir.path(),
-        &["call", "read_file", r#"{"path": "a.txt"}"#, "--spec", plain, "--store", store],
+        &[
+            "call",
+            "read_file",
+            r#"{"path": "a.txt"}"#,
+            "--spec",
+            plain,
+            "--store",
+            store,
+        ],
     );
     assert_eq!(first.status.code(), Some(0));
     let refused = cy_tools(
         dir.path(),
-        &["call", "execute_code", &read, "--code-mode", "--spec", plain, "--store", store],
+        &[
+            "call",
+            "execute_code",
+            &read,
+            "--code-mode",
+            "--spec",
+            plain,
+            "--store",
+            store,
+        ],
     );
     assert_eq!(refused.status.code(), Some(2));
     assert_eq!(

@@ -74,7 +74,13 @@ async fn the_generated_module_of_the_test_toolset() {
     let module = ToolsModule::of(t.session.tools(), false);
     assert_eq!(
         module.functions(),
-        ["read_file", "write_file", "list_directory", "process", "tally"]
+        [
+            "read_file",
+            "write_file",
+            "list_directory",
+            "process",
+            "tally"
+        ]
     );
     insta::assert_snapshot!("tools_module", module.source().as_ref());
     // Made once per toolset: another session with the same tools gets the same module.
@@ -155,7 +161,13 @@ print(json.dumps({
     );
     assert_eq!(
         out["names"],
-        json!(["read_file", "write_file", "list_directory", "process", "tally"])
+        json!([
+            "read_file",
+            "write_file",
+            "list_directory",
+            "process",
+            "tally"
+        ])
     );
     // A tool the session lacks, and `execute_code` itself, are not in the module.
     assert_eq!(out["has"], json!([false, false, true]));
@@ -177,12 +189,18 @@ async fn execute_code_tells_the_model_about_the_functions() {
         "\n- write_file(path, content): Write a text file in the workspace, replacing it if it exists and creating missing parent folders.",
         "\n- tally(text): Count the words of a text, and the distinct ones, as structured JSON.",
     ] {
-        assert!(description.contains(line), "`{line}` not in:\n{description}");
+        assert!(
+            description.contains(line),
+            "`{line}` not in:\n{description}"
+        );
     }
     assert!(!description.contains("- execute_code("), "{description}");
     // The other tools keep their definitions' descriptions.
     let read_file = t.session.tools().get("read_file").unwrap();
-    assert_eq!(read_file.description(), read_file.definition().description());
+    assert_eq!(
+        read_file.description(),
+        read_file.definition().description()
+    );
 }
 
 #[tokio::test]
@@ -202,7 +220,10 @@ async fn check_tracebacks(t: &Typed) {
     assert!(result.is_error);
     let text = result.text_content();
     assert!(text.contains("stdout:\n__main__ True"), "{text}");
-    assert!(text.contains(", line 5, in <module>\n    raise ValueError('boom')\nValueError: boom"), "{text}");
+    assert!(
+        text.contains(", line 5, in <module>\n    raise ValueError('boom')\nValueError: boom"),
+        "{text}"
+    );
     assert_eq!(text.matches("File \"").count(), 1, "{text}");
     assert!(!text.contains("_cy_run"), "{text}");
 
@@ -210,7 +231,10 @@ async fn check_tracebacks(t: &Typed) {
     let text = result.text_content();
     assert!(text.contains(", line 2\n"), "{text}");
     assert!(text.contains("SyntaxError: '(' was never closed"), "{text}");
-    assert!(!text.contains("_cy_run") && !text.contains("Traceback"), "{text}");
+    assert!(
+        !text.contains("_cy_run") && !text.contains("Traceback"),
+        "{text}"
+    );
 }
 
 #[tokio::test]

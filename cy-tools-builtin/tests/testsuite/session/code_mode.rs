@@ -62,7 +62,11 @@ fn the_factory_honours_code_mode_for_local_and_remote_executors() {
                 .await;
             assert!(!wrote.is_error, "{}", wrote.text_content());
             let ran = session
-                .execute("execute_code", ToolCall::new("c", json!({ "code": CODE })), &cancel)
+                .execute(
+                    "execute_code",
+                    ToolCall::new("c", json!({ "code": CODE })),
+                    &cancel,
+                )
                 .await;
             assert_eq!(ran.text_content(), format!("     1\t{id}"), "{id}");
             // The nested call is in the session's log, under the call that ran the code.
@@ -82,19 +86,29 @@ fn the_factory_honours_code_mode_for_local_and_remote_executors() {
             let resumed = factory.resume(id).await.unwrap();
             assert!(resumed.spec().unwrap().code_mode);
             let again = resumed
-                .execute("execute_code", ToolCall::new("c2", json!({ "code": CODE })), &cancel)
+                .execute(
+                    "execute_code",
+                    ToolCall::new("c2", json!({ "code": CODE })),
+                    &cancel,
+                )
                 .await;
             assert_eq!(again.text_content(), format!("     1\t{id}"), "{id}");
         }
 
         // Off (the default): no module.
         let plain = factory
-            .create(spec("s-plain", &dir.path().join("plain")).with_executor(ExecutorSpec::default()))
+            .create(
+                spec("s-plain", &dir.path().join("plain")).with_executor(ExecutorSpec::default()),
+            )
             .await
             .unwrap();
         assert!(!plain.spec().unwrap().code_mode);
         let ran = plain
-            .execute("execute_code", ToolCall::new("c", json!({ "code": CODE })), &cancel)
+            .execute(
+                "execute_code",
+                ToolCall::new("c", json!({ "code": CODE })),
+                &cancel,
+            )
             .await;
         assert!(ran.is_error);
         assert!(
