@@ -121,10 +121,10 @@ fn hint(root: &Value, schema: &Value, depth: u8) -> String {
     if let Some(target) = schema["$ref"].as_str().and_then(|r| resolve(root, r)) {
         return hint(root, target, depth + 1);
     }
-    if let Some(values) = schema["enum"].as_array().filter(|v| !v.is_empty()) {
-        if let Some(literals) = values.iter().map(literal).collect::<Option<Vec<_>>>() {
-            return format!("_t.Literal[{}]", literals.join(", "));
-        }
+    if let Some(values) = schema["enum"].as_array().filter(|v| !v.is_empty())
+        && let Some(literals) = values.iter().map(literal).collect::<Option<Vec<_>>>()
+    {
+        return format!("_t.Literal[{}]", literals.join(", "));
     }
     if let Some(value) = schema.get("const").and_then(literal) {
         return format!("_t.Literal[{value}]");

@@ -36,12 +36,14 @@ pub struct ToolsModule {
     summary: String,
 }
 
-type Key = Vec<(String, usize, String)>;
+/// A toolset as far as its module goes: each callable tool's name, definition and description,
+/// and whether `execute_code` is among them.
+type Key = (Vec<(String, usize, String)>, bool);
+type Cache = HashMap<Key, Arc<ToolsModule>>;
 
 /// Kept modules, by toolset. A process sees a handful of toolsets; the bound is for one that
 /// builds sessions with ever new tools (the cache is then emptied and starts again).
-static CACHE: LazyLock<Mutex<HashMap<(Key, bool), Arc<ToolsModule>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
+static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
 const CACHE_LIMIT: usize = 256;
 
 impl ToolsModule {
@@ -50,7 +52,7 @@ impl ToolsModule {
     pub fn of(tools: &Toolset, nesting: bool) -> Arc<ToolsModule> {
         // Definitions are `'static`, so their addresses name them for the life of the process;
         // the description is part of the key because a binding may carry its own.
-        let key: Key = tools
+        let names: Vec<(String, usize, String)> = tools
             .iter()
             .filter(|t| nesting || t.name() != "execute_code")
             .map(|t| {
@@ -61,7 +63,7 @@ impl ToolsModule {
                 )
             })
             .collect();
-        let key = (key, nesting);
+        let key: Key = (names, nesting);
         let mut cache = CACHE
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
