@@ -51,6 +51,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let opened = session::open(
         &args.session,
         Some(std::slice::from_ref(&args.tool)),
+        true,
         &runtime,
     )?;
     let tool = opened

@@ -23,7 +23,7 @@ pub(super) struct Args {
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let runtime = CommandRuntime::new()?;
-    let opened = session::open(&args.session, args.tools.as_deref(), &runtime)?;
+    let opened = session::open(&args.session, args.tools.as_deref(), false, &runtime)?;
     // A stored session's calls go through it, so they are recorded in its log.
     let server = match opened.session {
         Some(session) => McpServer::for_session(session),

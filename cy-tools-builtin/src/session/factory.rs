@@ -13,6 +13,7 @@ use cy_tools::{
 };
 
 use super::children::ChildFactory;
+use super::code_mode;
 use super::compose::{self, Extras};
 use super::rules::{check_spec, child_profile, child_spec, invalid};
 use super::tree_coordinator::TreeCoordinator;
@@ -44,7 +45,10 @@ type TenantCoordinators = Arc<dyn Fn(&str) -> Arc<dyn Coordinator> + Send + Sync
 /// `terminal`, `process` and code share one folder), an executor from the spec, its
 /// identity, a [`KeyedLog`] (`store`), the coordinator seen through its tenant
 /// ([`TenantCoordinator`]), the chat when the spec asks for one
-/// and the session is a root, and a factory for children when it may start subagents.
+/// and the session is a root, and a factory for children when it may start subagents. With
+/// the spec's [`code_mode`](SessionSpec::code_mode) on, its executor (local or remote) is
+/// wrapped in a [`CodeModeExecutor`](crate::code_mode::CodeModeExecutor), so the code
+/// `execute_code` runs may call the session's other tools through `cy_sdk.tools`.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
@@ -534,9 +538,11 @@ impl LocalSessionFactory {
     ) -> Result<Session, ServiceError> {
         let log: Arc<dyn ExecutionLog> =
             Arc::new(KeyedLog::new(Arc::clone(&self.host.log), spec.id()));
+        let executor = self.executor(&spec, &env)?;
+        let code_mode = code_mode::wrap(&spec, executor)?;
         let mut context = ToolContext::new(spec.identity.clone())
             .with_env(Arc::clone(&env))
-            .with_executor(self.executor(&spec, &env)?)
+            .with_executor(code_mode.executor())
             .with_store(Arc::clone(&log))
             .with_coordinator(self.session_coordinator(&spec))
             .with_state_map(&self.host.state)
@@ -568,10 +574,11 @@ impl LocalSessionFactory {
         )
         .map_err(invalid)?;
         let session = Session::new(context, tools).with_spec(spec);
-        Ok(match parent_call {
+        let session = match parent_call {
             Some(call) => session.with_parent_call(call),
             None => session,
-        })
+        };
+        code_mode.attach(session)
     }
 
     /// The coordinator a session's tools see: its tenant's; a subagent's also confined to its

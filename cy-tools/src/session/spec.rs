@@ -8,7 +8,8 @@ use crate::services::ServiceError;
 
 /// Everything needed to rebuild a session in any process that has the registry: who it is,
 /// where it works, which tools it has (by name), how its code runs, whether it has a chat,
-/// which subagents it may start and how deep the tree may grow.
+/// whether its code may call its tools back (code mode), which subagents it may start and how
+/// deep the tree may grow.
 ///
 /// It holds names and settings only, so it round-trips through JSON and a database row.
 /// Secrets are not in it either: a remote executor names the environment variable its token
@@ -53,6 +54,12 @@ pub struct SessionSpec {
     /// Whether the session is bound to a chat (only root sessions can be).
     #[serde(default)]
     pub chat: bool,
+    /// Code mode: the code `execute_code` runs may call the session's other tools, as Python
+    /// functions of a module generated from them (`cy_sdk.tools.read_file(path)`), each call
+    /// validated, approved and logged like the model's own. Off by default; a spec stored
+    /// before the setting existed loads with it off, and one with it off is stored without it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub code_mode: bool,
     /// The subagents the session may start, by profile name.
     #[serde(default)]
     pub subagents: Vec<SubagentProfile>,
@@ -64,6 +71,11 @@ pub struct SessionSpec {
 
 fn default_max_depth() -> u32 {
     2
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 impl SessionSpec {
@@ -81,6 +93,7 @@ impl SessionSpec {
             tools: Vec::new(),
             executor: ExecutorSpec::default(),
             chat: false,
+            code_mode: false,
             subagents: Vec::new(),
             max_depth: default_max_depth(),
         }
@@ -111,6 +124,27 @@ impl SessionSpec {
     #[must_use]
     pub fn with_chat(mut self, chat: bool) -> Self {
         self.chat = chat;
+        self
+    }
+
+    /// The same spec with code mode on or off: when on, the code `execute_code` runs may call
+    /// the session's other tools.
+    ///
+    /// ```
+    /// use cy_tools::SessionSpec;
+    ///
+    /// let spec = SessionSpec::root("s-1", "acme", "/srv/work/s-1").with_code_mode(true);
+    /// let json = serde_json::to_value(&spec).unwrap();
+    /// assert_eq!(json["code_mode"], true);
+    /// // Off, the setting is not written, and a spec without it loads with it off.
+    /// let off = serde_json::to_value(spec.with_code_mode(false)).unwrap();
+    /// assert!(off.get("code_mode").is_none());
+    /// let back: SessionSpec = serde_json::from_value(off).unwrap();
+    /// assert!(!back.code_mode);
+    /// ```
+    #[must_use]
+    pub fn with_code_mode(mut self, code_mode: bool) -> Self {
+        self.code_mode = code_mode;
         self
     }
 

@@ -8,3 +8,4 @@ mod harness;
 mod limits;
 mod local;
 mod remote;
+mod typed;
