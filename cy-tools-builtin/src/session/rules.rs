@@ -83,6 +83,8 @@ pub(super) fn child_spec(
         chat: false,
         subagents,
         max_depth: parent.max_depth,
+        // A child asks about the same calls as its parent: nothing widens down the tree.
+        approve: parent.approve,
     }
 }
 

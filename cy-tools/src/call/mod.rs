@@ -13,10 +13,13 @@ pub(crate) mod args;
 mod info;
 mod into_result;
 mod problem;
+mod progress;
 mod result;
 mod taking;
 
-pub use info::{CallInfo, ToolCall};
+pub use info::{CallHooks, CallInfo, ToolCall};
+pub(crate) use progress::ProgressGate;
+pub use progress::{PROGRESS_INTERVAL, Progress, ProgressSink};
 pub use into_result::{IntoToolResult, Json, ToolError};
 pub use problem::{ArgProblem, ArgsError, ProblemKind};
 pub use result::{Content, ToolResult};

@@ -17,7 +17,7 @@ mod process;
 mod resources;
 mod sandbox;
 
-pub use chat::{Chat, ChatMessage, ChatTool};
+pub use chat::{Chat, ChatAnswer, ChatMessage, ChatTool};
 pub use coordinator::Coordinator;
 pub use error::{ServiceError, ServiceErrorKind};
 pub use executor::{CodeExecutor, CodeOptions, SdkCalls, ShellResult};
