@@ -5,6 +5,7 @@
 //! in-memory versions for tests.
 
 mod chat;
+mod counter;
 mod coordinator;
 mod error;
 mod executor;
@@ -18,6 +19,7 @@ mod resources;
 mod sandbox;
 
 pub use chat::{Chat, ChatAnswer, ChatMessage, ChatTool};
+pub use counter::ProgressCounter;
 pub use coordinator::Coordinator;
 pub use error::{ServiceError, ServiceErrorKind};
 pub use executor::{CodeExecutor, CodeOptions, SdkCalls, ShellResult};
