@@ -3,6 +3,8 @@
 
 use std::process::ExitCode;
 
+use cy_tools::approval::ApprovalPolicy;
+
 use super::error::CliError;
 use super::mcp_http::{self, HttpArgs};
 use super::runtime::CommandRuntime;
@@ -23,7 +25,19 @@ pub(super) struct Args {
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let runtime = CommandRuntime::new()?;
-    let opened = session::open(&args.session, args.tools.as_deref(), &runtime)?;
+    // Over HTTP the client may be anybody the token reaches, so destructive calls ask by
+    // default; on stdio the client is the person's own program, which usually asks already.
+    let default_approve = if args.http.enabled() {
+        ApprovalPolicy::Destructive
+    } else {
+        ApprovalPolicy::None
+    };
+    let opened = session::open(
+        &args.session,
+        args.tools.as_deref(),
+        &runtime,
+        default_approve,
+    )?;
     // A stored session's calls go through it, so they are recorded in its log.
     let server = match opened.session {
         Some(session) => McpServer::for_session(session),

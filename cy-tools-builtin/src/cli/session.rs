@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::binding::LeftOut;
 use cy_tools::{Sandbox, Session, SessionIdentity, ToolContext, ToolRegistry, Toolset};
 use serde::Deserialize;
@@ -36,6 +37,12 @@ pub(super) struct SessionArgs {
     /// [default: `CY_TOOLS_STORE`; unset: nothing is stored]
     #[arg(long, value_name = "URL")]
     pub(super) store: Option<String>,
+    /// Which calls a person must approve before they run: `destructive` (tools that may
+    /// destroy or overwrite data), `all` or `none`. Over MCP the client is asked (elicitation);
+    /// a client that cannot be asked gets the call refused [default: the spec's `approve`, else
+    /// `destructive` with `mcp --http`, `none` on stdio and for `call`]
+    #[arg(long, value_name = "POLICY")]
+    pub(super) approve: Option<ApprovalPolicy>,
     #[command(flatten)]
     pub(super) limits: LimitArgs,
 }
@@ -56,6 +63,7 @@ struct Spec {
     tenant: Option<String>,
     workspace: Option<PathBuf>,
     tools: Option<Vec<String>>,
+    approve: Option<ApprovalPolicy>,
 }
 
 const SPEC_EXAMPLE: &str =
@@ -89,16 +97,20 @@ pub(super) fn unknown_tool(name: &str, registry: &ToolRegistry) -> CliError {
 /// Opens the session and binds its tools: `requested` when given (each must exist, fit the
 /// spec's list and bind), else the spec's `tools`, else every linked tool that binds to this
 /// session (the others are left out with a note on stderr). With a store, the session is the
-/// stored one (see [`stored`]).
+/// stored one (see [`stored`]). Calls ask for approval as `--approve` says, else the spec
+/// file, else `default_approve` (the command's own default).
 pub(super) fn open(
     args: &SessionArgs,
     requested: Option<&[String]>,
     runtime: &CommandRuntime,
+    default_approve: ApprovalPolicy,
 ) -> Result<Opened, CliError> {
     let spec = match &args.spec {
         Some(path) => load_spec(path)?,
         None => Spec::default(),
     };
+    let approve = args.approve.or(spec.approve).unwrap_or(default_approve);
+    tracing::info!(%approve, "approval policy");
     let root = workspace(args, &spec)?;
     let location = match &args.store {
         Some(text) => Some(
@@ -114,13 +126,14 @@ pub(super) fn open(
             tools: spec.tools.as_deref(),
             limits: args.limits.exec_limits(),
         };
-        let session = stored::open(location, wanted, requested, runtime)?;
+        let session = stored::open(location, wanted, requested, runtime)?
+            .with_approval(Approval::new(approve));
         return Ok(Opened {
             tools: session.tools().clone(),
             session: Some(session),
         });
     }
-    open_unstored(args, &spec, root, requested).map(|tools| Opened {
+    open_unstored(args, &spec, root, requested, approve).map(|tools| Opened {
         tools,
         session: None,
     })
@@ -131,6 +144,7 @@ fn open_unstored(
     spec: &Spec,
     root: PathBuf,
     requested: Option<&[String]>,
+    approve: ApprovalPolicy,
 ) -> Result<Toolset, CliError> {
     let registry = registry()?;
     let sandbox = LocalSandbox::new(&root)
@@ -156,7 +170,8 @@ fn open_unstored(
     let context = Arc::new(
         ToolContext::new(identity)
             .with_env(env)
-            .with_executor(Arc::new(executor)),
+            .with_executor(Arc::new(executor))
+            .with_approval(Approval::new(approve)),
     );
 
     if let (Some(requested), Some(allowed)) = (requested, &spec.tools)

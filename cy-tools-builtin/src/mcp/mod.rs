@@ -33,6 +33,7 @@
 //! # }
 //! ```
 
+mod approval;
 mod call_task;
 mod convert;
 mod error;
@@ -42,6 +43,7 @@ mod hangup;
 pub mod http;
 mod line_check;
 mod lines;
+mod progress;
 mod server;
 mod transport;
 

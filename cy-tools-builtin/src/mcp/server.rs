@@ -13,8 +13,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
 
+use super::approval::Eliciting;
 use super::convert::call_tool_result;
-use super::{ServeError, call_task};
+use super::{ServeError, call_task, progress};
 
 /// How long a client may keep a `tools/list` answer (2026-07-28's `ttlMs`): the list never
 /// changes while a server runs, so this only bounds how late a client sees a redeployed
@@ -183,8 +184,15 @@ impl ServerHandler for McpServer {
         };
         // Absent arguments are `null`, which the tool contract accepts as "no arguments".
         let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let call = ToolCall::new(context.id.to_string(), arguments);
+        let mut call = ToolCall::new(context.id.to_string(), arguments);
         tracing::debug!(tool = name, id = %context.id, "tools/call");
+        let forward = progress::forwarder(&context).map(|(sink, forward)| {
+            call = call.clone().with_progress(sink);
+            forward
+        });
+        if tool.needs_approval() {
+            call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
+        }
         // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
         // (and when the connection closes): the same token the tool body and its processes see.
         let cancel = context.ct.clone();
@@ -198,10 +206,19 @@ impl ServerHandler for McpServer {
                 }
             }
         };
-        let result = match &self.call_runtime {
-            Some(runtime) => call_task::run_on(runtime, name, run).await,
-            None => run.await,
+        let run = async {
+            match &self.call_runtime {
+                Some(runtime) => call_task::run_on(runtime, name, run).await,
+                None => run.await,
+            }
         };
+        // The call's reports are all sent before its answer: the forwarder ends only once the
+        // call, and with it the sink, is gone.
+        let (result, ()) = tokio::join!(run, async {
+            if let Some(forward) = forward {
+                forward.await;
+            }
+        });
         if result.is_error {
             tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
         }

@@ -119,6 +119,13 @@ impl BoundTool {
         })
     }
 
+    /// The same definition under the same name, bound to `context` instead (a session whose
+    /// settings changed).
+    pub(crate) fn rebind(&self, context: &Arc<ToolContext>) -> Result<BoundTool, BindError> {
+        BoundTool::bind_as(Arc::clone(&self.name), self.definition, context)
+            .map(|tool| tool.with_timeout(self.timeout))
+    }
+
     /// The old way to bind under another name; a registry renames with
     /// [`register`](super::ToolRegistry::register).
     ///
