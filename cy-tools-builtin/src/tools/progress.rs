@@ -30,22 +30,30 @@ pub(crate) async fn reporting<F: Future>(call: &CallInfo<'_>, measure: Measure<'
     let mut work = pin!(work);
     let mut ticks = tokio::time::interval(TICK);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    let report = |measure: &Measure<'_>| match measure {
+        Measure::Count(counter, words) => {
+            let n = counter.get();
+            if n > 0 {
+                call.progress(n as f64, None, || format!("{n} {words}"));
+            }
+        }
+        Measure::Waiting(what) => {
+            let waited = started.elapsed().as_secs_f64();
+            call.progress(waited, None, || format!("waiting for {what} ({waited:.1}s)"));
+        }
+    };
     loop {
         tokio::select! {
             biased;
-            out = &mut work => return out,
-            _ = ticks.tick() => match &measure {
-                Measure::Count(counter, words) => {
-                    let n = counter.get();
-                    if n > 0 {
-                        call.progress(n as f64, None, || format!("{n} {words}"));
-                    }
+            out = &mut work => {
+                // The final count, so even work done between two ticks is reported once (the
+                // call has not answered yet; the runtime drops it if the last was too recent).
+                if let Measure::Count(..) = measure {
+                    report(&measure);
                 }
-                Measure::Waiting(what) => {
-                    let waited = started.elapsed().as_secs_f64();
-                    call.progress(waited, None, || format!("waiting for {what} ({waited:.1}s)"));
-                }
-            },
+                return out;
+            }
+            _ = ticks.tick() => report(&measure),
         }
     }
 }
