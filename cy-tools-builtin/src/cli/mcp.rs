@@ -43,6 +43,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         Some(session) => McpServer::for_session(session),
         None => McpServer::new(opened.tools),
     }
+    .and_then(McpServer::with_state_key_from_env)
     .map_err(|err| CliError::new(err.to_string()))?;
     if args.http.enabled() {
         mcp_http::serve(server, &args.http, &runtime)?;

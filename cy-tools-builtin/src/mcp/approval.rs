@@ -33,12 +33,23 @@ impl Eliciting {
     }
 }
 
-/// The elicitation for `request`: its question and an empty form.
-pub(super) fn elicitation(request: &ApprovalRequest<'_>) -> ElicitRequestParams {
+/// The elicitation asking `question`, with an empty form.
+pub(super) fn elicitation(question: &str) -> ElicitRequestParams {
     ElicitRequestParams::FormElicitationParams {
         meta: None,
-        message: request.question(),
+        message: question.to_string(),
         requested_schema: ElicitationSchema::new(BTreeMap::new()),
+    }
+}
+
+/// Answers with a decision made already (the multi-round form's, read from the client's
+/// second call).
+pub(super) struct Decided(pub(super) Decision);
+
+impl Approver for Decided {
+    fn ask<'a>(&'a self, _request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
+        let decision = self.0.clone();
+        Box::pin(async move { decision })
     }
 }
 
@@ -68,7 +79,7 @@ impl Approver for Eliciting {
                     reason: CANNOT_ELICIT.to_string(),
                 };
             }
-            let asked = ServerRequest::ElicitRequest(ElicitRequest::new(elicitation(request)));
+            let asked = ServerRequest::ElicitRequest(ElicitRequest::new(elicitation(&request.question())));
             match self.peer.send_request(asked).await {
                 Ok(ClientResult::ElicitResult(answer)) => decision(&answer.action, &self.client()),
                 Ok(other) => Decision::Unavailable {

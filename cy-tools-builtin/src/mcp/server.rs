@@ -13,8 +13,10 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
 
-use super::approval::Eliciting;
+use super::approval::{Decided, Eliciting};
 use super::convert::call_tool_result;
+use super::input_required::{Round, approval_round};
+use super::request_state::{STATE_KEY_ENV, StateCodec};
 use super::{ServeError, call_task, progress};
 
 /// How long a client may keep a `tools/list` answer (2026-07-28's `ttlMs`): the list never
@@ -32,6 +34,9 @@ pub struct McpServer {
     call_runtime: Option<Handle>,
     /// Who may cache `tools/list` (2026-07-28's `cacheScope`).
     list_scope: CacheScope,
+    /// Signs and checks the state of approvals asked in the multi-round form; why not, when
+    /// no key could be made.
+    state: Arc<Result<StateCodec, String>>,
 }
 
 struct Inner {
@@ -89,7 +94,39 @@ impl McpServer {
             }),
             call_runtime: None,
             list_scope: CacheScope::Public,
+            state: Arc::new(StateCodec::random()),
         })
+    }
+
+    /// The same server, signing the state of approvals asked in 2026-07-28's multi-round form
+    /// with `key` (at least 32 bytes), so that any replica given the same key can finish a call
+    /// another one asked about. Without it each server signs with a random key of its own, and
+    /// only it can.
+    ///
+    /// # Errors
+    /// The key is shorter than 32 bytes; the message says how to make one.
+    pub fn with_state_key(mut self, key: &[u8]) -> Result<Self, ServeError> {
+        self.state = Arc::new(Ok(
+            StateCodec::new(key).map_err(|message| ServeError::Configuration { message })?
+        ));
+        Ok(self)
+    }
+
+    /// The same server with the state key from the environment variable
+    /// `CY_TOOLS_MCP_STATE_KEY` when it is set (see [`with_state_key`](Self::with_state_key)).
+    ///
+    /// # Errors
+    /// The variable is set to a key shorter than 32 bytes, or is not UTF-8.
+    pub fn with_state_key_from_env(self) -> Result<Self, ServeError> {
+        match std::env::var(STATE_KEY_ENV) {
+            Ok(key) => self.with_state_key(key.as_bytes()),
+            Err(std::env::VarError::NotPresent) => Ok(self),
+            Err(std::env::VarError::NotUnicode(_)) => Err(ServeError::Configuration {
+                message: format!(
+                    "`{STATE_KEY_ENV}` is not valid UTF-8; set it to a long secret of printable ASCII, such as the output of `openssl rand -hex 32`, the same on every replica"
+                ),
+            }),
+        }
     }
 
     /// A server over `session`'s tools whose every call goes through the session, so it is
@@ -174,7 +211,7 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = &*request.name;
@@ -183,7 +220,7 @@ impl ServerHandler for McpServer {
             return Err(self.unknown_tool(name));
         };
         // Absent arguments are `null`, which the tool contract accepts as "no arguments".
-        let arguments = request.arguments.map_or(Value::Null, Value::Object);
+        let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
         let mut call = ToolCall::new(context.id.to_string(), arguments);
         tracing::debug!(tool = name, id = %context.id, "tools/call");
         let forward = progress::forwarder(&context).map(|(sink, forward)| {
@@ -191,7 +228,24 @@ impl ServerHandler for McpServer {
             forward
         });
         if tool.needs_approval() {
-            call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
+            let modern = context
+                .protocol_version()
+                .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+            if modern {
+                // 2026-07-28 has no server-to-client requests: the question goes back as the
+                // answer, and the call comes again with the user's answer.
+                let state = self.state.as_ref().as_ref().map_err(String::as_str);
+                match approval_round(state, &request, &context, tool, &call.arguments) {
+                    Round::Ask(input_required) => {
+                        return Ok(CallToolResponse::InputRequired(input_required));
+                    }
+                    Round::Decided(decision) => {
+                        call = call.with_approver(Arc::new(Decided(decision)));
+                    }
+                }
+            } else {
+                call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
+            }
         }
         // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
         // (and when the connection closes): the same token the tool body and its processes see.

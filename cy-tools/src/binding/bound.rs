@@ -202,6 +202,11 @@ impl BoundTool {
         self.context.approval().policy.needs(self.annotations())
     }
 
+    /// The approval policy of the session this tool is bound to.
+    pub fn approval_policy(&self) -> crate::approval::ApprovalPolicy {
+        self.context.approval().policy
+    }
+
     /// The identity of the session this tool is bound to.
     pub fn session(&self) -> &SessionIdentity {
         self.context.session()

@@ -1,6 +1,6 @@
 """Progress and approval of `cy-tools mcp`, driven by the official Python MCP client.
 
-Usage: mcp_progress_approval_check.py {progress|approval} MODES WORKSPACE COMMAND [ARG...]
+Usage: mcp_progress_approval_check.py {progress|approval|state} MODES WORKSPACE COMMAND [ARG...]
 
 COMMAND [ARG...] starts the server over stdio with WORKSPACE as its `--root`; MODES is a
 comma-separated list of the SDK's connection modes to check (`legacy`: the `initialize`
@@ -11,7 +11,11 @@ handshake, protocol 2025-11-25; `auto`: protocol 2026-07-28).
 * `approval` expects `--tools read_file,write_file --approve destructive`: a `write_file` the
   elicitation callback accepts writes its file; one it declines answers an error saying so and
   leaves the disk as it was; a client with no elicitation callback is refused with a message
-  naming `--approve none`; `read_file` (read-only) never asks.
+  naming `--approve none`; `read_file` (read-only) never asks. In `auto` mode the question
+  comes back as an `input_required` result with a signed `requestState`, which the SDK answers.
+* `state` (`auto` mode, same server) drives those rounds by hand: a changed `requestState` is
+  refused, so is one sent with other arguments, the right one runs the call once, and the same
+  one sent again is refused as used; a refused call writes nothing.
 
 Exits non-zero, naming the check, on any mismatch.
 """
@@ -118,18 +122,59 @@ async def check_approval(params: StdioServerParameters, mode: str, workspace: Pa
     print(f"approval: {mode} mode: accepted, declined and unable clients all answered as expected")
 
 
+async def check_state(params: StdioServerParameters, mode: str, workspace: Path) -> None:
+    async with Client(params, mode=mode, read_timeout_seconds=60, elicitation_callback=lambda *_: None) as client:
+        session = client.session
+        args = {"path": "signed.txt", "content": "approved\n"}
+        first = await session.call_tool("write_file", args, allow_input_required=True)
+        expect("the first round asks", isinstance(first, types.InputRequiredResult), first)
+        expect("it asks one question, `approve`", list(first.input_requests or {}) == ["approve"], first.input_requests)
+        state = first.request_state
+        expect("it carries a signed state", isinstance(state, str) and state.startswith("cy1."), state)
+        yes = {"approve": types.ElicitResult(action="accept", content={})}
+        target = workspace / "signed.txt"
+
+        async def again(arguments: dict[str, Any], request_state: str) -> types.CallToolResult:
+            result = await session.call_tool(
+                "write_file", arguments, input_responses=yes, request_state=request_state, allow_input_required=True
+            )
+            expect("a second round is a result", isinstance(result, types.CallToolResult), result)
+            return result
+
+        body, tag = state.rsplit(".", 1)
+        forged = f"{body}.{'A' if tag[0] != 'A' else 'B'}{tag[1:]}"
+        result = await again(args, forged)
+        expect("a forged state is refused", result.is_error and "not one this server signed" in text(result), text(result))
+        expect("forged: nothing written", not target.exists(), target)
+
+        result = await again({"path": "signed.txt", "content": "something else\n"}, state)
+        expect("a state for other arguments is refused", result.is_error and "issued for another call" in text(result), text(result))
+        expect("other arguments: nothing written", not target.exists(), target)
+
+        result = await again(args, state)
+        expect("the signed state runs the call", not result.is_error, text(result))
+        expect("it wrote", target.read_text() == "approved\n", target)
+
+        target.unlink()
+        result = await again(args, state)
+        expect("a replayed state is refused", result.is_error and "already used" in text(result), text(result))
+        expect("replayed: nothing written", not target.exists(), target)
+    print(f"state: {mode} mode: forged, misbound and replayed states refused, the signed one ran once")
+
+
 async def run(check: str, modes: list[str], workspace: Path, command: list[str]) -> None:
     env = {k: v for k, v in os.environ.items() if k.startswith("CY_TOOLS_")}
     params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(workspace))
     for mode in modes:
         try:
-            await (check_progress if check == "progress" else check_approval)(params, mode, workspace)
+            checks = {"progress": check_progress, "approval": check_approval, "state": check_state}
+            await checks[check](params, mode, workspace)
         except AssertionError as err:
             sys.exit(f"FAILED {check}: {mode} mode: {err}")
 
 
 def main() -> None:
-    if len(sys.argv) < 5 or sys.argv[1] not in ("progress", "approval"):
+    if len(sys.argv) < 5 or sys.argv[1] not in ("progress", "approval", "state"):
         sys.exit(__doc__)
     anyio.run(run, sys.argv[1], sys.argv[2].split(","), Path(sys.argv[3]), sys.argv[4:])
 

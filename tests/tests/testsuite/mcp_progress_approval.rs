@@ -1,6 +1,8 @@
 //! Progress notifications and approval by elicitation, end to end: `cy-tools mcp` over stdio
 //! driven by the official Python MCP client through `tests/py/mcp_progress_approval_check.py`
-//! (its docstring lists the checks). The interpreter comes from `CY_MCP_PYTHON`, as for
+//! (its docstring lists the checks): with the `initialize` handshake (2025-11-25, the server
+//! asks by `elicitation/create`) and without (2026-07-28, the question comes back as an
+//! `input_required` result with a signed `requestState`). The interpreter comes from `CY_MCP_PYTHON`, as for
 //! `mcp_python_client`.
 
 use std::path::{Path, PathBuf};
@@ -54,8 +56,18 @@ fn a_progress_callback_receives_increasing_values_before_the_result() {
 fn a_destructive_call_runs_only_when_the_client_approves_it() {
     run(
         "approval",
-        "legacy",
+        "legacy,auto",
         &["--tools", "read_file,write_file", "--approve", "destructive"],
         "a_destructive_call_runs_only_when_the_client_approves_it",
+    );
+}
+
+#[test]
+fn a_forged_misbound_or_replayed_approval_state_is_refused() {
+    run(
+        "state",
+        "auto",
+        &["--tools", "read_file,write_file", "--approve", "destructive"],
+        "a_forged_misbound_or_replayed_approval_state_is_refused",
     );
 }
