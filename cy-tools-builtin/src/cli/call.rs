@@ -72,7 +72,11 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
                     let id = format!("cli-{}-{}", std::process::id(), now_ms());
                     let name = tool.name().to_string();
                     session
-                        .execute(&name, ToolCall::new(id, arguments).with_hooks(hooks), &cancel)
+                        .execute(
+                            &name,
+                            ToolCall::new(id, arguments).with_hooks(hooks),
+                            &cancel,
+                        )
                         .await
                 }
                 None => {

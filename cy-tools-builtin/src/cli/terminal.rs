@@ -1,8 +1,8 @@
 //! `call` at a terminal: a progress line on stderr, and approval asked on the terminal.
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use cy_tools::BoxFuture;
 use cy_tools::approval::{ApprovalRequest, Approver, Decision};
@@ -63,7 +63,11 @@ struct ProgressLine {
 impl ProgressSink for ProgressLine {
     fn report(&self, progress: Progress) {
         self.shown.store(true, Ordering::SeqCst);
-        let _ = write!(std::io::stderr(), "{CLEAR_LINE}{}", line(&self.tool, &progress));
+        let _ = write!(
+            std::io::stderr(),
+            "{CLEAR_LINE}{}",
+            line(&self.tool, &progress)
+        );
     }
 }
 
@@ -87,7 +91,10 @@ impl Approver for AskOnTerminal {
             let asked = tokio::task::spawn_blocking(move || {
                 eprint!("{CLEAR_LINE}{question} [y/N] ");
                 let mut answer = String::new();
-                std::io::stdin().lock().read_line(&mut answer).map(|_| answer)
+                std::io::stdin()
+                    .lock()
+                    .read_line(&mut answer)
+                    .map(|_| answer)
             })
             .await;
             let by = format!(
@@ -103,10 +110,14 @@ impl Approver for AskOnTerminal {
                     reason: Some(answer.trim().to_string()).filter(|a| !a.is_empty()),
                 },
                 Ok(Err(err)) => Decision::Unavailable {
-                    reason: format!("the terminal could not be read ({err}); pass `--approve none` to run without asking"),
+                    reason: format!(
+                        "the terminal could not be read ({err}); pass `--approve none` to run without asking"
+                    ),
                 },
                 Err(err) => Decision::Unavailable {
-                    reason: format!("the question could not be asked ({err}); pass `--approve none` to run without asking"),
+                    reason: format!(
+                        "the question could not be asked ({err}); pass `--approve none` to run without asking"
+                    ),
                 },
             }
         })
@@ -124,7 +135,10 @@ mod tests {
             total: Some(10.0),
             message: Some("3 files searched".into()),
         };
-        assert_eq!(line("search_text", &progress), "search_text: 3 files searched");
+        assert_eq!(
+            line("search_text", &progress),
+            "search_text: 3 files searched"
+        );
         progress.message = None;
         assert_eq!(line("search_text", &progress), "search_text: 3/10");
         progress.total = None;

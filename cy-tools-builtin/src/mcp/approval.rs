@@ -15,6 +15,9 @@ use rmcp::service::Peer;
 /// What a call that needs approval says when the client cannot be asked.
 pub(super) const CANNOT_ELICIT: &str = "this MCP client does not answer elicitation requests, so nobody can be asked; connect with a client that supports elicitation, or have the server started with `--approve none` to run such calls without asking";
 
+/// What a call that needs approval says to a 2025-11-25 client of the stateless HTTP server.
+pub(super) const STATELESS: &str = "this server keeps no connection between requests (stateless HTTP), so a client of protocol 2025-11-25 cannot be asked in the middle of a call; connect with protocol 2026-07-28, which is asked in the call's answer, or have the server started with `--approve none` to run such calls without asking";
+
 /// Asks the client of one request, by an elicitation with an empty form: accepting approves,
 /// declining or dismissing declines.
 pub(super) struct Eliciting {
@@ -27,9 +30,10 @@ impl Eliciting {
     }
 
     fn client(&self) -> String {
-        self.peer
-            .peer_info()
-            .map_or_else(|| "client".to_string(), |info| info.client_info.name.clone())
+        self.peer.peer_info().map_or_else(
+            || "client".to_string(),
+            |info| info.client_info.name.clone(),
+        )
     }
 }
 
@@ -79,7 +83,8 @@ impl Approver for Eliciting {
                     reason: CANNOT_ELICIT.to_string(),
                 };
             }
-            let asked = ServerRequest::ElicitRequest(ElicitRequest::new(elicitation(&request.question())));
+            let asked =
+                ServerRequest::ElicitRequest(ElicitRequest::new(elicitation(&request.question())));
             match self.peer.send_request(asked).await {
                 Ok(ClientResult::ElicitResult(answer)) => decision(&answer.action, &self.client()),
                 Ok(other) => Decision::Unavailable {

@@ -47,7 +47,12 @@ pub(super) fn approval_round(
         .meta
         .client_info()
         .map(|info| info.name)
-        .or_else(|| context.peer.peer_info().map(|info| info.client_info.name.clone()))
+        .or_else(|| {
+            context
+                .peer
+                .peer_info()
+                .map(|info| info.client_info.name.clone())
+        })
         .unwrap_or_else(|| "client".to_string());
     if let Some(state) = &request.request_state {
         if let Err(refused) = codec.open(state, tool.name(), arguments) {
@@ -100,6 +105,9 @@ pub(super) fn approval_round(
         APPROVE.to_string(),
         InputRequest::Elicitation(ElicitRequest::new(elicitation(&question))),
     )]);
-    tracing::info!(tool = tool.name(), "asking the client for approval (input_required)");
+    tracing::info!(
+        tool = tool.name(),
+        "asking the client for approval (input_required)"
+    );
     Round::Ask(InputRequiredResult::new(Some(asks), Some(state)))
 }

@@ -15,7 +15,10 @@ use tokio::sync::mpsc;
 /// the call's answer is sent after it, so no notification follows the result.
 pub(super) fn forwarder(
     context: &RequestContext<RoleServer>,
-) -> Option<(Arc<dyn ProgressSink>, impl Future<Output = ()> + Send + 'static)> {
+) -> Option<(
+    Arc<dyn ProgressSink>,
+    impl Future<Output = ()> + Send + 'static,
+)> {
     let token = context.meta.get_progress_token()?;
     let (send, mut received) = mpsc::unbounded_channel::<Progress>();
     let sink: Arc<dyn ProgressSink> = Arc::new(move |progress: Progress| {

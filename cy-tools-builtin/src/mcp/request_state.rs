@@ -112,14 +112,21 @@ impl StateCodec {
     }
 
     /// Checks `state` for a call of `tool` with `arguments`, and spends its nonce.
-    pub(super) fn open(&self, state: &str, tool: &str, arguments: &Value) -> Result<(), StateError> {
+    pub(super) fn open(
+        &self,
+        state: &str,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<(), StateError> {
         let mut parts = state.split('.');
         let (Some("cy1"), Some(body), Some(tag), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
         else {
             return Err(StateError::Forged);
         };
-        let tag = URL_SAFE_NO_PAD.decode(tag).map_err(|_| StateError::Forged)?;
+        let tag = URL_SAFE_NO_PAD
+            .decode(tag)
+            .map_err(|_| StateError::Forged)?;
         let mut mac = self.mac();
         mac.update(body.as_bytes());
         // Constant time, so a forger learns nothing from how long a refusal takes.
@@ -209,16 +216,30 @@ mod tests {
         let args = json!({"path": "a.txt", "content": "x"});
         let state = codec.seal("write_file", &args).unwrap();
         assert_eq!(
-            codec.open(&state, "write_file", &json!({"path": "b.txt", "content": "x"})),
+            codec.open(
+                &state,
+                "write_file",
+                &json!({"path": "b.txt", "content": "x"})
+            ),
             Err(StateError::OtherCall)
         );
-        assert_eq!(codec.open(&state, "edit_file", &args), Err(StateError::OtherCall));
+        assert_eq!(
+            codec.open(&state, "edit_file", &args),
+            Err(StateError::OtherCall)
+        );
         // Keys in another order are the same arguments.
         assert_eq!(
-            codec.open(&state, "write_file", &json!({"content": "x", "path": "a.txt"})),
+            codec.open(
+                &state,
+                "write_file",
+                &json!({"content": "x", "path": "a.txt"})
+            ),
             Ok(())
         );
-        assert_eq!(codec.open(&state, "write_file", &args), Err(StateError::Replayed));
+        assert_eq!(
+            codec.open(&state, "write_file", &args),
+            Err(StateError::Replayed)
+        );
     }
 
     #[test]
@@ -227,14 +248,26 @@ mod tests {
         let args = json!({"path": "a.txt"});
         let state = codec.seal("write_file", &args).unwrap();
         let other = StateCodec::new(b"another key of thirty-two bytes!!").unwrap();
-        assert_eq!(other.open(&state, "write_file", &args), Err(StateError::Forged));
+        assert_eq!(
+            other.open(&state, "write_file", &args),
+            Err(StateError::Forged)
+        );
         let mut changed = state.clone().into_bytes();
         let at = changed.len() - 5;
         changed[at] = if changed[at] == b'A' { b'B' } else { b'A' };
         let changed = String::from_utf8(changed).unwrap();
-        assert_eq!(codec.open(&changed, "write_file", &args), Err(StateError::Forged));
-        assert_eq!(codec.open("cy1.e30.", "write_file", &args), Err(StateError::Forged));
-        assert_eq!(codec.open("anything", "write_file", &args), Err(StateError::Forged));
+        assert_eq!(
+            codec.open(&changed, "write_file", &args),
+            Err(StateError::Forged)
+        );
+        assert_eq!(
+            codec.open("cy1.e30.", "write_file", &args),
+            Err(StateError::Forged)
+        );
+        assert_eq!(
+            codec.open("anything", "write_file", &args),
+            Err(StateError::Forged)
+        );
         // A replica with the same key accepts it.
         let replica = StateCodec::new(KEY).unwrap();
         assert_eq!(replica.open(&state, "write_file", &args), Ok(()));

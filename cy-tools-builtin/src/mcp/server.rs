@@ -13,11 +13,12 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
 
-use super::approval::{Decided, Eliciting};
+use super::approval::{Decided, Eliciting, STATELESS};
 use super::convert::call_tool_result;
 use super::input_required::{Round, approval_round};
 use super::request_state::{STATE_KEY_ENV, StateCodec};
 use super::{ServeError, call_task, progress};
+use cy_tools::approval::Decision;
 
 /// How long a client may keep a `tools/list` answer (2026-07-28's `ttlMs`): the list never
 /// changes while a server runs, so this only bounds how late a client sees a redeployed
@@ -37,6 +38,8 @@ pub struct McpServer {
     /// Signs and checks the state of approvals asked in the multi-round form; why not, when
     /// no key could be made.
     state: Arc<Result<StateCodec, String>>,
+    /// Served over stateless HTTP, where no request can reach a 2025-11-25 client mid-call.
+    stateless: bool,
 }
 
 struct Inner {
@@ -95,6 +98,7 @@ impl McpServer {
             call_runtime: None,
             list_scope: CacheScope::Public,
             state: Arc::new(StateCodec::random()),
+            stateless: false,
         })
     }
 
@@ -157,6 +161,13 @@ impl McpServer {
     #[must_use]
     pub fn with_private_tool_list(mut self) -> Self {
         self.list_scope = CacheScope::Private;
+        self
+    }
+
+    /// The same server, knowing it answers each request on its own (stateless HTTP).
+    #[cfg(feature = "mcp-http")]
+    pub(crate) fn stateless(mut self) -> Self {
+        self.stateless = true;
         self
     }
 
@@ -243,6 +254,10 @@ impl ServerHandler for McpServer {
                         call = call.with_approver(Arc::new(Decided(decision)));
                     }
                 }
+            } else if self.stateless {
+                call = call.with_approver(Arc::new(Decided(Decision::Unavailable {
+                    reason: STATELESS.to_string(),
+                })));
             } else {
                 call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
             }

@@ -6,11 +6,11 @@
 
 use std::time::Duration;
 
+use cy_tools::services::ProgressCounter;
 use cy_tools::{
     BoxFuture, CallInfo, CodeOptions, Ctx, RawToolDefinition, ShellResult, ToolAnnotations,
     ToolResult, capability_set,
 };
-use cy_tools::services::ProgressCounter;
 use serde_json::{Value, json};
 
 use super::progress::{Measure, reporting};

@@ -22,7 +22,11 @@ pub(crate) enum Measure<'a> {
 
 /// Runs `work`, reporting `measure` through `call` until it ends. Without a listener it is
 /// `work` alone: no timer, no count read.
-pub(crate) async fn reporting<F: Future>(call: &CallInfo<'_>, measure: Measure<'_>, work: F) -> F::Output {
+pub(crate) async fn reporting<F: Future>(
+    call: &CallInfo<'_>,
+    measure: Measure<'_>,
+    work: F,
+) -> F::Output {
     if !call.wants_progress() {
         return work.await;
     }
@@ -39,7 +43,9 @@ pub(crate) async fn reporting<F: Future>(call: &CallInfo<'_>, measure: Measure<'
         }
         Measure::Waiting(what) => {
             let waited = started.elapsed().as_secs_f64();
-            call.progress(waited, None, || format!("waiting for {what} ({waited:.1}s)"));
+            call.progress(waited, None, || {
+                format!("waiting for {what} ({waited:.1}s)")
+            });
         }
     };
     loop {

@@ -25,8 +25,8 @@ mod toolset;
 
 #[allow(deprecated)]
 pub use bound::AgentTool;
-pub use bound::{BoundTool, bind_tool};
 pub(crate) use bound::format_duration;
+pub use bound::{BoundTool, bind_tool};
 pub use context::{IntoSharedContext, SessionIdentity, ToolContext};
 pub use error::{BindError, RegistryError};
 #[allow(deprecated)]

@@ -18,10 +18,10 @@ mod result;
 mod taking;
 
 pub use info::{CallHooks, CallInfo, ToolCall};
-pub(crate) use progress::ProgressGate;
-pub use progress::{PROGRESS_INTERVAL, Progress, ProgressSink};
 pub use into_result::{IntoToolResult, Json, ToolError};
 pub use problem::{ArgProblem, ArgsError, ProblemKind};
+pub(crate) use progress::ProgressGate;
+pub use progress::{PROGRESS_INTERVAL, Progress, ProgressSink};
 pub use result::{Content, ToolResult};
 
 /// Boxes a tool body's future and converts its output into a [`ToolResult`]: what `#[tool]`

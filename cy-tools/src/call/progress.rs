@@ -111,12 +111,7 @@ impl ProgressGate {
         }
     }
 
-    pub(crate) fn report(
-        &self,
-        done: f64,
-        total: Option<f64>,
-        message: impl FnOnce() -> String,
-    ) {
+    pub(crate) fn report(&self, done: f64, total: Option<f64>, message: impl FnOnce() -> String) {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         if state.closed || !done.is_finite() || state.last.is_some_and(|last| done <= last) {
             return;
@@ -164,7 +159,9 @@ mod tests {
             sink.lock().unwrap().push((p.done, p.message));
         }));
         gate.report(2.0, None, || "two".into());
-        gate.report(1.0, None, || unreachable!("a smaller value is not even formatted"));
+        gate.report(1.0, None, || {
+            unreachable!("a smaller value is not even formatted")
+        });
         gate.report(3.0, None, || unreachable!("too soon: rate-limited"));
         std::thread::sleep(PROGRESS_INTERVAL);
         gate.report(f64::NAN, None, String::new);

@@ -5,8 +5,8 @@
 //! in-memory versions for tests.
 
 mod chat;
-mod counter;
 mod coordinator;
+mod counter;
 mod error;
 mod executor;
 mod factory;
@@ -19,8 +19,8 @@ mod resources;
 mod sandbox;
 
 pub use chat::{Chat, ChatAnswer, ChatMessage, ChatTool};
-pub use counter::ProgressCounter;
 pub use coordinator::Coordinator;
+pub use counter::ProgressCounter;
 pub use error::{ServiceError, ServiceErrorKind};
 pub use executor::{CodeExecutor, CodeOptions, SdkCalls, ShellResult};
 #[allow(deprecated)]

@@ -13,7 +13,11 @@ use serde_json::json;
 
 /// Write `text` to `notes.txt`.
 #[tool(register = false, capabilities(env), destructive)]
-async fn note(env: &dyn Sandbox, /** What to write. */ text: String) -> Result<String, ToolError> {
+async fn note(
+    env: &dyn Sandbox,
+    /** What to write. */
+    text: String,
+) -> Result<String, ToolError> {
     env.write("notes.txt", text.into_bytes()).await?;
     Ok("noted".into())
 }
@@ -70,7 +74,10 @@ async fn a_yes_in_the_chat_runs_the_call_and_the_log_says_who() {
     let f = session(ApprovalPolicy::Destructive, true, Duration::from_secs(5));
     f.chat.answer("alice", "Yes.");
     let result = call(&f, "note", "c1", json!({"text": "hello"})).await;
-    assert_eq!((result.is_error, result.text_content().as_str()), (false, "noted"));
+    assert_eq!(
+        (result.is_error, result.text_content().as_str()),
+        (false, "noted")
+    );
     assert_eq!(f.sandbox.read("notes.txt").await.unwrap(), b"hello");
     let asked = f.chat.messages();
     assert_eq!(asked.len(), 1);

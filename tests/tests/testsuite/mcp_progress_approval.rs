@@ -57,7 +57,12 @@ fn a_destructive_call_runs_only_when_the_client_approves_it() {
     run(
         "approval",
         "legacy,auto",
-        &["--tools", "read_file,write_file", "--approve", "destructive"],
+        &[
+            "--tools",
+            "read_file,write_file",
+            "--approve",
+            "destructive",
+        ],
         "a_destructive_call_runs_only_when_the_client_approves_it",
     );
 }
@@ -67,7 +72,12 @@ fn a_forged_misbound_or_replayed_approval_state_is_refused() {
     run(
         "state",
         "auto",
-        &["--tools", "read_file,write_file", "--approve", "destructive"],
+        &[
+            "--tools",
+            "read_file,write_file",
+            "--approve",
+            "destructive",
+        ],
         "a_forged_misbound_or_replayed_approval_state_is_refused",
     );
 }

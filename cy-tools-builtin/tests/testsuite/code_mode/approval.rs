@@ -43,7 +43,9 @@ impl Approver for Person {
     }
 }
 
-async fn run_nested_write(declines: &'static str) -> (tempfile::TempDir, Vec<String>, String, Arc<MemoryLog>) {
+async fn run_nested_write(
+    declines: &'static str,
+) -> (tempfile::TempDir, Vec<String>, String, Arc<MemoryLog>) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "read-only calls do not ask").unwrap();
     let env: Arc<dyn Sandbox> = Arc::new(LocalSandbox::new(dir.path()).unwrap().env());
@@ -85,7 +87,10 @@ async fn a_nested_write_asks_the_execute_code_calls_approver_and_runs_when_appro
     let lines: Vec<&str> = printed.lines().collect();
     assert!(lines[0].contains("`out.txt`"), "{printed}");
     assert_eq!(lines[1], "     1\tread-only calls do not ask");
-    assert_eq!(std::fs::read_to_string(dir.path().join("out.txt")).unwrap(), "hi");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out.txt")).unwrap(),
+        "hi"
+    );
     let entries = log.entries("s-approve").await.unwrap();
     let write = entries.iter().find(|e| e.tool == "write_file").unwrap();
     assert_eq!(write.parent_call.as_deref(), Some("top"));
