@@ -25,7 +25,8 @@ pub(super) struct SessionArgs {
     #[arg(long, value_name = "DIR")]
     pub(super) root: Option<PathBuf>,
     /// A JSON session spec, every field optional:
-    /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"]}.
+    /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
+    /// "approve": "destructive"}.
     /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
     /// session may have
     #[arg(long, value_name = "FILE")]

@@ -43,6 +43,11 @@ impl ApprovalPolicy {
         }
     }
 
+    /// Whether no call asks ([`ApprovalPolicy::None`]).
+    pub fn is_none(&self) -> bool {
+        *self == ApprovalPolicy::None
+    }
+
     /// The name used on the command line and in specs.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -60,8 +60,9 @@ pub struct SessionSpec {
     #[serde(default = "default_max_depth")]
     pub max_depth: u32,
     /// Which of the session's calls a person must approve before they run (asked in its chat
-    /// unless its host asks another way); `none` when left out, so older specs load unchanged.
-    #[serde(default)]
+    /// unless its host asks another way); `none` when left out, so older specs load unchanged,
+    /// and not written when `none`, so a spec that asks nothing reads as it did before.
+    #[serde(default, skip_serializing_if = "ApprovalPolicy::is_none")]
     pub approve: ApprovalPolicy,
 }
 
