@@ -241,7 +241,7 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let matcher = RegexMatcherBuilder::new().build("needle").unwrap();
-            let _ = tx.send(search_files(&root, &files, &matcher, 10));
+            let _ = tx.send(search_files(&root, &files, &matcher, 10, None));
         });
         let result = rx.recv_timeout(std::time::Duration::from_secs(2));
         if result.is_err() {
