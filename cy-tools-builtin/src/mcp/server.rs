@@ -238,7 +238,8 @@ impl ServerHandler for McpServer {
             call = call.clone().with_progress(sink);
             forward
         });
-        if tool.needs_approval() {
+        // Arguments that fail the call's checks are answered as such, without asking anybody.
+        if tool.needs_approval() && tool.accepts_arguments(&call.arguments) {
             let modern = context
                 .protocol_version()
                 .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());

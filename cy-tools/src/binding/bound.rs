@@ -202,6 +202,15 @@ impl BoundTool {
         self.context.approval().policy.needs(self.annotations())
     }
 
+    /// Whether `arguments` pass the checks a call makes before asking for approval (their form
+    /// and fields): a host that asks for approval on its own ahead of the call (MCP's
+    /// multi-round form) asks only about calls that can run.
+    pub fn accepts_arguments(&self, arguments: &Value) -> bool {
+        args::normalize(arguments.clone())
+            .and_then(|args| args::check_fields(&args, self.schema))
+            .is_ok()
+    }
+
     /// The approval policy of the session this tool is bound to.
     pub fn approval_policy(&self) -> crate::approval::ApprovalPolicy {
         self.context.approval().policy
