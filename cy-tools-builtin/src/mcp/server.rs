@@ -234,10 +234,13 @@ impl ServerHandler for McpServer {
         let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
         let mut call = ToolCall::new(context.id.to_string(), arguments);
         tracing::debug!(tool = name, id = %context.id, "tools/call");
-        let forward = progress::forwarder(&context).map(|(sink, forward)| {
-            call = call.clone().with_progress(sink);
-            forward
-        });
+        let forward = match progress::forwarder(&context) {
+            Some((sink, forward)) => {
+                call = call.with_progress(sink);
+                Some(forward)
+            }
+            None => None,
+        };
         // Arguments that fail the call's checks are answered as such, without asking anybody.
         if tool.needs_approval() && tool.accepts_arguments(&call.arguments) {
             let modern = context
