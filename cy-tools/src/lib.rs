@@ -49,6 +49,7 @@
 //!
 //! The root holds the names most code uses; [`prelude`] is what a tool author imports.
 
+pub mod approval;
 pub mod binding;
 pub mod call;
 pub mod capability;

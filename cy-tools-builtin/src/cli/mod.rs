@@ -25,6 +25,7 @@ mod runtime;
 mod schema;
 mod session;
 mod stored;
+mod terminal;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use cy_tools::approval::Approval;
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::{AppState, StateMap};
 use cy_tools::{
@@ -546,7 +547,8 @@ impl LocalSessionFactory {
             .with_store(Arc::clone(&log))
             .with_coordinator(self.session_coordinator(&spec))
             .with_state_map(&self.host.state)
-            .with_state_map(extras.state());
+            .with_state_map(extras.state())
+            .with_approval(Approval::new(spec.approve));
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
         let chat_bound = spec.chat && spec.identity.lineage.is_empty();
         if chat_bound {

@@ -90,6 +90,8 @@ pub(super) fn child_spec(
         code_mode: parent.code_mode,
         subagents,
         max_depth: parent.max_depth,
+        // A child asks about the same calls as its parent: nothing widens down the tree.
+        approve: parent.approve,
     }
 }
 

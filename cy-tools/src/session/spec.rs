@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::BoxFuture;
+use crate::approval::ApprovalPolicy;
 use crate::binding::SessionIdentity;
 use crate::services::ServiceError;
 
@@ -27,6 +28,12 @@ use crate::services::ServiceError;
 /// let back: SessionSpec = serde_json::from_str(&json).unwrap();
 /// assert_eq!(back, spec);
 /// assert_eq!(back.executor, ExecutorSpec::default());
+///
+/// // A spec written before approvals existed loads, and asks for none.
+/// let old: SessionSpec = serde_json::from_str(
+///     r#"{"identity": {"session_id": "s-0", "tenant": "acme", "lineage": [], "depth": 0}, "workspace": "/w"}"#,
+/// ).unwrap();
+/// assert_eq!(old.approve, cy_tools::approval::ApprovalPolicy::None);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,6 +74,11 @@ pub struct SessionSpec {
     /// gets no factory and starts no subagents.
     #[serde(default = "default_max_depth")]
     pub max_depth: u32,
+    /// Which of the session's calls a person must approve before they run (asked in its chat
+    /// unless its host asks another way); `none` when left out, so older specs load unchanged,
+    /// and not written when `none`, so a spec that asks nothing reads as it did before.
+    #[serde(default, skip_serializing_if = "ApprovalPolicy::is_none")]
+    pub approve: ApprovalPolicy,
 }
 
 fn default_max_depth() -> u32 {
@@ -96,7 +108,15 @@ impl SessionSpec {
             code_mode: false,
             subagents: Vec::new(),
             max_depth: default_max_depth(),
+            approve: ApprovalPolicy::None,
         }
+    }
+
+    /// The same spec with another approval policy.
+    #[must_use]
+    pub fn with_approve(mut self, approve: ApprovalPolicy) -> Self {
+        self.approve = approve;
+        self
     }
 
     /// The same spec with these tool names.
