@@ -111,7 +111,7 @@ pub(crate) async fn exchange(
         tokio::time::sleep(wait).await;
         attempt += 1;
     };
-    if !stream {
+    if !stream || !answer.event_stream {
         let body = answer.bytes().await?;
         let value: Value = serde_json::from_slice(&body).map_err(|err| {
             AgentError::provider(format!(
@@ -120,7 +120,11 @@ pub(crate) async fn exchange(
                 provider.name()
             ))
         })?;
-        return provider.parse(&value);
+        let reply = provider.parse(&value)?;
+        if stream {
+            text(&reply.text);
+        }
+        return Ok(reply);
     }
     let mut reader = provider.stream();
     let mut decoder = Decoder::default();

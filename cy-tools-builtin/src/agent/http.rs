@@ -107,6 +107,8 @@ pub(crate) struct Answer {
     pub(crate) status: StatusCode,
     /// `Retry-After` in seconds (or `retry-after-ms`), when the server sent one.
     pub(crate) retry_after: Option<Duration>,
+    /// Whether the body is an event stream (a server may answer a streaming request whole).
+    pub(crate) event_stream: bool,
     body: Incoming,
 }
 
@@ -207,9 +209,15 @@ impl Client {
         .map_err(|err| unreachable(&err))?;
         let retry_after = retry_after(&response);
         let status = response.status();
+        let event_stream = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim_start().starts_with("text/event-stream"));
         Ok(Answer {
             status,
             retry_after,
+            event_stream,
             body: response.into_body(),
         })
     }

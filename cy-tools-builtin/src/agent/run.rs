@@ -236,7 +236,9 @@ impl Agent {
                 self.config.stream,
                 &mut |piece: &str| {
                     streamed = true;
-                    events.text(piece);
+                    if !piece.is_empty() {
+                        events.text(piece);
+                    }
                 },
             )
             .await?;
@@ -311,8 +313,13 @@ async fn run_calls(
     let mut running = JoinSet::new();
     for (index, call) in calls.iter().enumerate() {
         events.tool_call(call);
+        // Text that is a JSON object is logged as the object; anything else is left to the
+        // session, which answers it with an error result naming the problem.
         let arguments = match &call.arguments {
-            Value::String(text) => ToolCall::from_json_text(call.id.clone(), text.clone()),
+            Value::String(text) => match serde_json::from_str::<Value>(text) {
+                Ok(object @ Value::Object(_)) => ToolCall::new(call.id.clone(), object),
+                _ => ToolCall::from_json_text(call.id.clone(), text.clone()),
+            },
             other => ToolCall::new(call.id.clone(), other.clone()),
         };
         let (session, cancel, name) = (session.clone(), cancel.clone(), call.name.clone());
