@@ -1,5 +1,7 @@
 //! `Provider`: one wire format, what the loop needs of it.
 
+use std::collections::HashSet;
+
 use cy_tools::{Dialect, Toolset};
 use serde_json::Value;
 
@@ -57,6 +59,14 @@ pub(crate) trait StreamReader: Send {
     fn finish(self: Box<Self>) -> Result<Reply, AgentError>;
 }
 
+/// A toolset as declared to the model.
+pub(crate) struct Declared {
+    /// The declarations, in the toolset's order.
+    pub(crate) tools: Vec<Value>,
+    /// The tools declared strict.
+    pub(crate) strict: HashSet<String>,
+}
+
 /// The declarations of `tools`, strict where `strict` asks and the tool can be: a tool whose
 /// schema the strict dialect cannot express is declared loosely (its calls are still validated
 /// against its full schema), with a warning.
@@ -64,14 +74,16 @@ pub(crate) fn declare(
     provider: &dyn Provider,
     tools: &Toolset,
     strict: bool,
-) -> Result<Vec<Value>, AgentError> {
+) -> Result<Declared, AgentError> {
     let (strict_dialect, loose) = provider.dialects();
     let mut out = Vec::new();
+    let mut strict_names = HashSet::new();
     for tool in tools.iter() {
         if strict {
             match strict_dialect.export(tool) {
                 Ok(declaration) => {
                     out.push(declaration);
+                    strict_names.insert(tool.name().to_string());
                     continue;
                 }
                 Err(err) => tracing::warn!("{err}; declaring it without `strict`"),
@@ -91,7 +103,26 @@ pub(crate) fn declare(
             ))
         })?;
     }
-    Ok(out)
+    Ok(Declared {
+        tools: out,
+        strict: strict_names,
+    })
+}
+
+/// Strict mode makes every optional property "required but nullable", so the model sends
+/// `null` for one it leaves out; the tool's own schema may not accept `null` there. Those
+/// nulls are dropped (at the top level, where strict mode adds them), which is what leaving the
+/// property out means.
+pub(crate) fn drop_strict_nulls(arguments: &mut Value, parameters: &Value) {
+    let Value::Object(map) = arguments else {
+        return;
+    };
+    let required: Vec<&str> = parameters
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    map.retain(|name, value| !value.is_null() || required.contains(&name.as_str()));
 }
 
 /// A required field of an answer was missing or of the wrong type.
@@ -108,4 +139,26 @@ pub(crate) fn malformed(provider: &str, what: &str, body: &Value) -> AgentError 
     AgentError::provider(format!(
         "the {provider} API answered without {what}: {shown}; check that the base URL serves the {provider} format"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::drop_strict_nulls;
+
+    #[test]
+    fn nulls_strict_mode_adds_are_dropped_and_required_ones_kept() {
+        let parameters = json!({
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}, "note": {"type": ["string", "null"]}},
+            "required": ["path", "note"],
+        });
+        let mut arguments = json!({"path": "a.txt", "limit": null, "note": null});
+        drop_strict_nulls(&mut arguments, &parameters);
+        assert_eq!(arguments, json!({"path": "a.txt", "note": null}));
+        let mut text = json!("not an object");
+        drop_strict_nulls(&mut text, &parameters);
+        assert_eq!(text, json!("not an object"));
+    }
 }

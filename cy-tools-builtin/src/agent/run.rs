@@ -2,6 +2,7 @@
 //! once, each through the session so it is validated and logged), send the results back, until
 //! it answers without calling a tool or a limit ends the run.
 
+use std::collections::HashSet;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use cy_tools::{CancellationToken, Session, ToolCall, ToolResult, UsageEntry};
@@ -15,7 +16,7 @@ use super::events::AgentEvents;
 use super::exchange::{Target, exchange};
 use super::http::{BaseUrl, Client};
 use super::openai::OpenAi;
-use super::provider::{Provider, RequestParts, declare};
+use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nulls};
 use super::transcript::{Message, ModelCall, Usage};
 
 /// How a run ended, when it did not fail.
@@ -139,7 +140,7 @@ impl Agent {
         cancel: &CancellationToken,
         events: &dyn AgentEvents,
     ) -> Result<AgentRun, AgentError> {
-        let tools = declare(
+        let declared = declare(
             self.provider.as_ref(),
             session.tools(),
             self.config.strict_tools(),
@@ -154,7 +155,7 @@ impl Agent {
             let work = self.turns(
                 session,
                 task,
-                &tools,
+                &declared,
                 &calls_cancel,
                 events,
                 &mut turns,
@@ -190,7 +191,7 @@ impl Agent {
         &self,
         session: &Session,
         task: &str,
-        tools: &[Value],
+        declared: &Declared,
         cancel: &CancellationToken,
         events: &dyn AgentEvents,
         turns: &mut u32,
@@ -223,7 +224,7 @@ impl Agent {
                 model: &self.config.model,
                 system: self.config.system.as_deref(),
                 messages: &messages,
-                tools,
+                tools: &declared.tools,
                 max_tokens: self.config.max_output_tokens.min(remaining).max(1),
                 stream: self.config.stream,
                 official: self.config.is_official(),
@@ -263,7 +264,7 @@ impl Agent {
                 }
                 return Ok(Ending::Answer(reply.text));
             }
-            let results = run_calls(session, &reply.calls, cancel, events).await;
+            let results = run_calls(session, &reply.calls, &declared.strict, cancel, events).await;
             messages.push(Message::Assistant {
                 text: reply.text,
                 calls: reply.calls,
@@ -307,6 +308,7 @@ impl std::fmt::Debug for Agent {
 async fn run_calls(
     session: &Session,
     calls: &[ModelCall],
+    strict: &HashSet<String>,
     cancel: &CancellationToken,
     events: &dyn AgentEvents,
 ) -> Vec<(ModelCall, ToolResult)> {
@@ -315,13 +317,18 @@ async fn run_calls(
         events.tool_call(call);
         // Text that is a JSON object is logged as the object; anything else is left to the
         // session, which answers it with an error result naming the problem.
-        let arguments = match &call.arguments {
+        let mut arguments = match &call.arguments {
             Value::String(text) => match serde_json::from_str::<Value>(text) {
                 Ok(object @ Value::Object(_)) => ToolCall::new(call.id.clone(), object),
                 _ => ToolCall::from_json_text(call.id.clone(), text.clone()),
             },
             other => ToolCall::new(call.id.clone(), other.clone()),
         };
+        if strict.contains(&call.name)
+            && let Some(tool) = session.tools().get(&call.name)
+        {
+            drop_strict_nulls(&mut arguments.arguments, tool.parameters());
+        }
         let (session, cancel, name) = (session.clone(), cancel.clone(), call.name.clone());
         running.spawn(async move { (index, session.execute(&name, arguments, &cancel).await) });
     }
