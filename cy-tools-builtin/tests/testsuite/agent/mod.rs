@@ -7,6 +7,7 @@ mod anthropic;
 mod cli;
 mod fake;
 mod openai;
+mod runner;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
