@@ -20,6 +20,11 @@ use super::error::AgentError;
 /// How long connecting (TCP and TLS) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How long the API may stay silent: before its answer's head, and between two pieces of its
+/// body. A model thinking hard is slow, but a connection silent this long is dead, and without
+/// a limit a run with no time limit would wait on it forever.
+const SILENCE_LIMIT: Duration = Duration::from_secs(600);
+
 /// The most of an answer read as one JSON document (a streamed answer is read as it comes).
 const BODY_LIMIT: usize = 32 << 20;
 
@@ -116,9 +121,9 @@ impl Answer {
     /// The whole body (up to a limit).
     pub(crate) async fn bytes(self) -> Result<Bytes, AgentError> {
         let limited = http_body_util::Limited::new(self.body, BODY_LIMIT);
-        limited
-            .collect()
+        tokio::time::timeout(SILENCE_LIMIT, limited.collect())
             .await
+            .map_err(|_| silent())?
             .map(|collected| collected.to_bytes())
             .map_err(|err| {
                 AgentError::provider(format!(
@@ -130,7 +135,10 @@ impl Answer {
     /// The next piece of the body, `None` at its end.
     pub(crate) async fn next_chunk(&mut self) -> Result<Option<Bytes>, AgentError> {
         loop {
-            match self.body.frame().await {
+            let frame = tokio::time::timeout(SILENCE_LIMIT, self.body.frame())
+                .await
+                .map_err(|_| silent())?;
+            match frame {
                 None => return Ok(None),
                 Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
@@ -145,6 +153,13 @@ impl Answer {
             }
         }
     }
+}
+
+fn silent() -> AgentError {
+    AgentError::provider(format!(
+        "the model API sent nothing for {} s and was given up on; try again, or check the server",
+        SILENCE_LIMIT.as_secs()
+    ))
 }
 
 /// Makes the requests: plain TCP for `http://`, TLS for `https://`.
@@ -202,11 +217,14 @@ impl Client {
             .await
             .map_err(|_| unreachable(&"the TLS handshake timed out"))?
             .map_err(|err| unreachable(&format!("TLS: {err}")))?;
-            send(stream, request).await
+            tokio::time::timeout(SILENCE_LIMIT, send(stream, request)).await
         } else {
-            send(tcp, request).await
+            tokio::time::timeout(SILENCE_LIMIT, send(tcp, request)).await
         }
-        .map_err(|err| unreachable(&err))?;
+        .map_err(|_| silent())
+        .map(|sent| sent.map_err(|err| unreachable(&err)))
+        .and_then(|sent| sent);
+        let response = response?;
         let retry_after = retry_after(&response);
         let status = response.status();
         let event_stream = response

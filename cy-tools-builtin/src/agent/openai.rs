@@ -79,8 +79,9 @@ impl Provider for OpenAi {
         }
         let mut body = json!({"model": parts.model, "messages": messages});
         if !parts.tools.is_empty() {
+            // Parallel calls are the default; the field is left out, as some compatible servers
+            // refuse fields they do not know.
             body["tools"] = Value::Array(parts.tools.to_vec());
-            body["parallel_tool_calls"] = Value::Bool(true);
         }
         // OpenAI's own API has replaced `max_tokens` (which its reasoning models refuse) with
         // `max_completion_tokens`; the compatible servers know the older name.

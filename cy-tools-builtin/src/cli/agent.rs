@@ -69,6 +69,9 @@ pub(super) struct Args {
     /// Wait for each whole answer instead of streaming it
     #[arg(long)]
     no_stream: bool,
+    /// A system prompt for the model
+    #[arg(long, value_name = "TEXT")]
+    system: Option<String>,
     /// A JSON list of subagent profiles the session may delegate to, for example
     /// [{"name": "helper", "tools": ["read_file"]}]; a profile without a `model` runs on this
     /// command's model
@@ -154,6 +157,7 @@ fn config(args: &Args, model: &ModelSpec) -> Result<AgentConfig, CliError> {
     let mut config = AgentConfig::from_spec(model, &|name| std::env::var(name).ok())
         .map_err(|err| CliError::new(err.to_string()))?;
     config.stream = !args.no_stream;
+    config.system.clone_from(&args.system);
     config.limits.max_turns = args.max_turns;
     config.limits.max_tokens = args.max_tokens;
     if let Some(seconds) = args.timeout {

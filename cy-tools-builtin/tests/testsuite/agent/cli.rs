@@ -75,6 +75,8 @@ fn delegate_runs_a_child_session_whose_calls_are_logged_under_it() {
             "state",
             "--subagents",
             "subagents.json",
+            "--system",
+            "you lead",
             "say what the notes hold",
         ],
     );
@@ -105,6 +107,7 @@ fn delegate_runs_a_child_session_whose_calls_are_logged_under_it() {
         .map(|t| t["function"]["name"].as_str().unwrap())
         .collect();
     assert_eq!(child_tools, ["execute_code", "read_file"]);
+    assert_eq!(requests[0].body["messages"][0]["content"], "you lead");
     let root_tools = requests[0].body["tools"].to_string();
     assert!(root_tools.contains("\"delegate\"") && root_tools.contains("list_directory"));
     assert_eq!(
@@ -112,7 +115,7 @@ fn delegate_runs_a_child_session_whose_calls_are_logged_under_it() {
         "call_read_1"
     );
     // The parent's model gets the child's answer as `delegate`'s result.
-    let result = &requests[3].body["messages"][2];
+    let result = &requests[3].body["messages"][3];
     assert_eq!(result["tool_call_id"], "call_delegate_1");
     let answer = result["content"].as_str().unwrap();
     assert!(
