@@ -246,7 +246,14 @@ fn open_session(
             format!("agent-{}-{ms}", std::process::id())
         });
         match factory.resume(&id).await {
-            Ok(session) => return Ok(session),
+            Ok(session) => {
+                if !profiles.is_empty() {
+                    eprintln!(
+                        "note: session `{id}` is stored already and keeps its own subagents; --subagents applies to new sessions only"
+                    );
+                }
+                return Ok(session);
+            }
             Err(err) if err.kind() == ServiceErrorKind::NotFound => {}
             Err(err) => return Err(fail(err)),
         }
