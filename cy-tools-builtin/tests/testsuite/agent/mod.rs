@@ -6,6 +6,7 @@
 mod anthropic;
 mod cli;
 mod fake;
+mod limits;
 mod openai;
 mod runner;
 
