@@ -21,6 +21,10 @@ use super::transcript::{Message, ModelCall, Reply, Usage, result_text};
 /// The version of the Messages API the requests are written for.
 const API_VERSION: &str = "2023-06-01";
 
+/// The beta that strict tool use came out under (its launch documentation asks for the
+/// header); sent only when tools are declared strict, which is never the default.
+const STRICT_BETA: &str = "structured-outputs-2025-11-13";
+
 /// The Anthropic Messages format.
 #[derive(Debug, Default)]
 pub(crate) struct Anthropic;
@@ -34,8 +38,11 @@ impl Provider for Anthropic {
         "/v1/messages"
     }
 
-    fn headers(&self, key: Option<&str>) -> Vec<(&'static str, String)> {
+    fn headers(&self, key: Option<&str>, strict: bool) -> Vec<(&'static str, String)> {
         let mut headers = vec![("anthropic-version", API_VERSION.to_string())];
+        if strict {
+            headers.push(("anthropic-beta", STRICT_BETA.to_string()));
+        }
         if let Some(key) = key {
             headers.push(("x-api-key", key.to_string()));
         }

@@ -40,6 +40,8 @@ pub(crate) struct Target<'a> {
     pub(crate) base: &'a BaseUrl,
     pub(crate) key: Option<&'a str>,
     pub(crate) retry: RetryPolicy,
+    /// Whether some tools are declared strict.
+    pub(crate) strict: bool,
 }
 
 /// Sends `body` and reads the answer; when streaming, text goes to `text` as it arrives.
@@ -53,7 +55,7 @@ pub(crate) async fn exchange(
     let bytes = serde_json::to_vec(body)
         .map_err(|err| AgentError::usage(format!("cannot encode the request: {err}")))?;
     let path = target.base.path(provider.endpoint());
-    let headers = provider.headers(target.key);
+    let headers = provider.headers(target.key, target.strict);
     let mut attempt = 0;
     let mut answer = loop {
         let answer = target

@@ -30,7 +30,7 @@ impl Provider for OpenAi {
         "/chat/completions"
     }
 
-    fn headers(&self, key: Option<&str>) -> Vec<(&'static str, String)> {
+    fn headers(&self, key: Option<&str>, _strict: bool) -> Vec<(&'static str, String)> {
         key.map(|key| vec![("authorization", format!("Bearer {key}"))])
             .unwrap_or_default()
     }

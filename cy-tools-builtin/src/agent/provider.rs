@@ -30,8 +30,9 @@ pub(crate) trait Provider: Send + Sync {
     /// The endpoint, relative to the base URL.
     fn endpoint(&self) -> &'static str;
 
-    /// The headers a request carries, with the key when there is one.
-    fn headers(&self, key: Option<&str>) -> Vec<(&'static str, String)>;
+    /// The headers a request carries, with the key when there is one; `strict` when some
+    /// tools are declared strict.
+    fn headers(&self, key: Option<&str>, strict: bool) -> Vec<(&'static str, String)>;
 
     /// The tool dialects: strict and not.
     fn dialects(&self) -> (Dialect, Dialect);

@@ -203,6 +203,7 @@ impl Agent {
             base: &self.base,
             key: self.config.api_key.as_deref(),
             retry: self.config.retry,
+            strict: !declared.strict.is_empty(),
         };
         let mut messages = vec![Message::User(task.to_string())];
         loop {

@@ -44,6 +44,7 @@ async fn a_plain_answer_ends_the_run_and_the_request_declares_the_tools() {
     assert_eq!(sent.header("x-api-key"), Some("test-key"));
     assert_eq!(sent.header("anthropic-version"), Some("2023-06-01"));
     assert!(sent.header("authorization").is_none());
+    assert!(sent.header("anthropic-beta").is_none());
     assert_eq!(sent.body["model"], "claude-fake");
     assert_eq!(sent.body["system"], "be brief");
     assert_eq!(sent.body["max_tokens"], 4096);
@@ -65,6 +66,31 @@ async fn a_plain_answer_ends_the_run_and_the_request_declares_the_tools() {
         ),
         ("anthropic", "claude-fake-4-5", 48)
     );
+}
+
+#[tokio::test]
+async fn strict_tools_when_asked_for_carry_the_beta_header() {
+    let api = FakeApi::start(vec![Reply::ok("anthropic/plain.json")]);
+    let setup = setup(&["read_file"]).await;
+    Agent::new(config(ANTHROPIC, &api).with_strict(true))
+        .unwrap()
+        .run(
+            &setup.session,
+            "hi",
+            &CancellationToken::new(),
+            &Recorder::default(),
+        )
+        .await
+        .unwrap();
+    let sent = &api.requests()[0];
+    assert_eq!(
+        sent.header("anthropic-beta"),
+        Some("structured-outputs-2025-11-13")
+    );
+    for tool in sent.body["tools"].as_array().unwrap() {
+        assert_eq!(tool["strict"], true, "{tool}");
+        assert_eq!(tool["input_schema"]["additionalProperties"], false);
+    }
 }
 
 #[tokio::test]
