@@ -296,7 +296,8 @@ impl ModelProvider {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubagentLimits {
-    /// Model turns the runner may take (it enforces this; the agent loop is the application's).
+    /// Model turns the runner may take (the runner keeps this limit: `cy-tools-builtin`'s
+    /// model loop does, and so must an application's own).
     #[serde(default = "default_max_turns")]
     pub max_turns: u32,
     /// Wall-clock limit of the whole run, in milliseconds.
