@@ -257,11 +257,17 @@ fn open_session(
             Err(err) if err.kind() == ServiceErrorKind::NotFound => {}
             Err(err) => return Err(fail(err)),
         }
+        // Every linked tool, but those that talk to people: this session has no chat.
         let tools = asked.tools.unwrap_or_else(|| {
-            factory
-                .registry()
+            let registry = factory.registry();
+            registry
                 .names()
                 .iter()
+                .filter(|name| {
+                    registry.definition(name).is_some_and(|d| {
+                        !d.capabilities().contains(cy_tools::Capability::Chat)
+                    })
+                })
                 .map(|n| n.to_string())
                 .collect()
         });
