@@ -165,6 +165,8 @@ fn a_turn_limit_exits_1_saying_which() {
         "{stderr}"
     );
     assert!(stderr.contains("<- read_file (ok)"), "{stderr}");
+    // Every linked tool but the chat's (this session has none), without a warning about them.
+    assert!(!stderr.contains("left out"), "{stderr}");
 }
 
 #[test]
