@@ -8,6 +8,7 @@ use cy_tools::{
     CancellationToken, ExecutionLog, ModelProvider, ModelSpec, SessionSpec, SpecStore,
     SubagentLimits, SubagentProfile, ToolCall, ToolRegistry,
 };
+use cy_tools_builtin::agent::{Agent, AgentConfig, Ending, Quiet};
 use cy_tools_builtin::session::LocalSessionFactory;
 use serde_json::json;
 
@@ -152,4 +153,61 @@ async fn an_https_base_url_goes_through_tls_and_reports_a_failed_handshake() {
         text.contains(&format!("cannot reach the model API at {url}/v1: TLS")),
         "{text}"
     );
+}
+
+#[tokio::test]
+async fn workflow_runs_its_subagents_on_their_model_and_strict_nulls_mean_left_out() {
+    // Strict mode makes `mode` (optional, not nullable) "required but nullable", so the model
+    // sends `"mode": null`: the loop drops it, and the call runs with the default mode.
+    let api = FakeApi::start(vec![
+        Reply::ok("openai/workflow_call.json"),
+        Reply::ok("openai/child_answer.json"),
+        Reply::ok("openai/child_answer.json"),
+        Reply::ok("openai/after_tools.json"),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let (log, specs) = (Arc::new(MemoryLog::new()), Arc::new(MemorySpecs::new()));
+    let base = format!("{}/v1", api.url());
+    let model = ModelSpec::new(ModelProvider::OpenAi, "gpt-fake").with_base_url(&base);
+    let spec =
+        SessionSpec::root("p", "acme", dir.path().to_str().unwrap()).with_subagent(profile(model));
+    let root = factory(&log, &specs).create(spec).await.unwrap();
+    let mut config = AgentConfig::new(ModelProvider::OpenAi, "gpt-fake")
+        .with_base_url(&base)
+        .with_strict(true);
+    config.retry.base_delay = std::time::Duration::from_millis(50);
+    let run = Agent::new(config)
+        .unwrap()
+        .run(&root, "do both", &CancellationToken::new(), &Quiet)
+        .await
+        .unwrap();
+    assert_eq!(
+        run.ending,
+        Ending::Answer("Done: I read what the tools returned.".to_string())
+    );
+    let requests = api.requests();
+    let workflow = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == "workflow")
+        .unwrap()
+        .clone();
+    assert_eq!(workflow["function"]["strict"], true);
+    let result = &requests[3].body["messages"][2];
+    assert_eq!(result["tool_call_id"], "call_workflow_1");
+    let text = result["content"].as_str().unwrap();
+    assert_eq!(
+        text.matches("notes.txt says: hello from the notes").count(),
+        2,
+        "{text}"
+    );
+    let calls = log.entries("p").await.unwrap();
+    assert!(!calls[0].result.is_error, "{:?}", calls[0].result);
+    assert_eq!(calls[0].arguments.get("mode"), None);
+    let children = specs.children("p").await.unwrap();
+    assert_eq!(children.len(), 2);
+    for child in &children {
+        assert_eq!(log.usage(child).await.unwrap().len(), 1, "{child}");
+    }
 }
