@@ -79,6 +79,32 @@ struct Spec {
 
 const SPEC_EXAMPLE: &str = r#"{"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"], "code_mode": false}"#;
 
+/// What the options and the spec file ask for: the session's id, tenant and tools, and its
+/// workspace folder (which exists).
+#[cfg(feature = "agent")]
+pub(super) struct Asked {
+    pub(super) id: Option<String>,
+    pub(super) tenant: String,
+    pub(super) tools: Option<Vec<String>>,
+    pub(super) root: PathBuf,
+}
+
+/// What `args` ask for (see [`Asked`]).
+#[cfg(feature = "agent")]
+pub(super) fn asked(args: &SessionArgs) -> Result<Asked, CliError> {
+    let spec = match &args.spec {
+        Some(path) => load_spec(path)?,
+        None => Spec::default(),
+    };
+    let root = workspace(args, &spec)?;
+    Ok(Asked {
+        id: spec.session_id,
+        tenant: spec.tenant.unwrap_or_else(|| "local".to_string()),
+        tools: spec.tools,
+        root,
+    })
+}
+
 /// Every tool linked into this binary.
 pub(super) fn registry() -> Result<ToolRegistry, CliError> {
     ToolRegistry::linked().map_err(|err| CliError::new(err.to_string()))

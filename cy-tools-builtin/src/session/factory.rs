@@ -9,8 +9,8 @@ use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::{AppState, StateMap};
 use cy_tools::{
     CancellationToken, Chat, ChildOutcome, ChildRequest, CodeExecutor, Coordinator, ExecutionLog,
-    ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore, ToolContext,
-    ToolRegistry,
+    ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore, SubagentProfile,
+    ToolContext, ToolRegistry,
 };
 
 use super::children::ChildFactory;
@@ -181,16 +181,18 @@ impl LocalSessionFactory {
     }
 
     /// The same factory with the application's agent loop, so `delegate` and `workflow` can
-    /// run subagents. Without one, sessions that declare subagents get inert delegation tools
-    /// that tell the model delegation is unavailable.
+    /// run subagents. Without one, a profile that names a model is run by the built-in model
+    /// loop (`agent::ModelRunner`, feature `agent`, keys read through
+    /// [`with_secrets`](Self::with_secrets)); sessions whose profiles name none get inert
+    /// delegation tools that tell the model delegation is unavailable.
     #[must_use]
     pub fn with_runner(mut self, runner: Arc<dyn SubagentRunner>) -> Self {
         self.host_mut().runner = Some(runner);
         self
     }
 
-    /// The same factory reading remote-executor tokens with `secrets` (given the variable name
-    /// the spec holds) instead of from the process environment.
+    /// The same factory reading remote-executor tokens and model API keys with `secrets`
+    /// (given the variable name the spec holds) instead of from the process environment.
     #[must_use]
     pub fn with_secrets(
         mut self,
@@ -411,13 +413,13 @@ impl LocalSessionFactory {
         task: &str,
         cancel: &CancellationToken,
     ) -> Result<ChildOutcome, ServiceError> {
-        let Some(runner) = self.host.runner.clone() else {
+        let profile = child_profile(parent, &request.profile)?.clone();
+        let Some(runner) = self.runner_for(&profile) else {
             return Err(ServiceError::new(
                 ServiceErrorKind::Unavailable,
                 delegate::UNAVAILABLE,
             ));
         };
-        let profile = child_profile(parent, &request.profile)?.clone();
         let child = self.spawn_child_of(parent, parent_env, request).await?;
         let limit = Duration::from_millis(profile.limits.timeout_ms);
         let child_cancel = cancel.child_token();
@@ -451,6 +453,29 @@ impl LocalSessionFactory {
                 ),
             )),
         }
+    }
+
+    /// The application's runner; without one (feature `agent`), the model loop for a profile
+    /// that names a model.
+    fn runner_for(&self, profile: &SubagentProfile) -> Option<Arc<dyn SubagentRunner>> {
+        if let Some(runner) = &self.host.runner {
+            return Some(Arc::clone(runner));
+        }
+        #[cfg(feature = "agent")]
+        if profile.model.is_some() {
+            return Some(Arc::new(crate::agent::ModelRunner::from_shared(
+                Arc::clone(&self.host.secrets),
+            )));
+        }
+        let _ = profile;
+        None
+    }
+
+    /// Whether `spec`'s delegation tools can run a subagent: with the application's runner,
+    /// or (feature `agent`) when one of its profiles names a model.
+    fn can_run_subagents(&self, spec: &SessionSpec) -> bool {
+        self.host.runner.is_some()
+            || (cfg!(feature = "agent") && spec.subagents.iter().any(|p| p.model.is_some()))
     }
 
     fn workspace_path(&self, workspace: &str) -> PathBuf {
@@ -572,7 +597,7 @@ impl LocalSessionFactory {
             &plan,
             &self.host.registry,
             &context,
-            self.host.runner.is_some(),
+            self.can_run_subagents(&spec),
         )
         .map_err(invalid)?;
         let session = Session::new(context, tools).with_spec(spec);
