@@ -177,7 +177,7 @@ async fn the_sandbox_default_holds_background_processes_too() {
     let until = Instant::now() + Duration::from_secs(10);
     let mut seen = String::new();
     while Instant::now() < until && seen.lines().count() < 2 {
-        seen.push_str(&table.output(&info.id).unwrap().stdout);
+        seen.push_str(&table.output(&info.id).await.unwrap().stdout);
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(limit_row(&seen, "Max cpu time"), ("1".into(), "2".into()));

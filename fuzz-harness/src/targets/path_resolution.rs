@@ -261,6 +261,7 @@ async fn one_op(
                 case_insensitive: u.arbitrary()?,
                 max_matches: u.int_in_range(1..=50)?,
                 respect_gitignore: u.arbitrary()?,
+                files_searched: None,
             };
             if let Ok(found) = env.search(&p, options).await {
                 assert_inside(fixture, "search", &p, host);
