@@ -297,11 +297,11 @@ impl ServerHandler for McpServer {
         };
         // The call's reports are all sent before its answer: the forwarder ends only once the
         // call, and with it the sink, is gone.
-        let (result, ()) = tokio::join!(run, async {
-            if let Some(forward) = forward {
-                forward.await;
-            }
-        });
+        // Without a progress token there is nothing to wait for, and no join around the call.
+        let result = match forward {
+            Some(forward) => tokio::join!(run, forward).0,
+            None => run.await,
+        };
         if result.is_error {
             tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
         }
