@@ -57,7 +57,7 @@ async def check_progress(params: StdioServerParameters, mode: str, workspace: Pa
         expect("execute_code: counts output lines", all(1 <= v <= 8 for v in values), values)
         expect(
             "execute_code: messages",
-            all(m == f"{int(p)} lines of output so far" for p, _, m in at_result),
+            all(m == f"{int(p)} line{'' if p == 1 else 's'} of output so far" for p, _, m in at_result),
             at_result,
         )
         await anyio.sleep(0.6)
@@ -79,7 +79,7 @@ async def check_progress(params: StdioServerParameters, mode: str, workspace: Pa
         expect("search_text: progress increases", all(a < b for a, b in zip(values, values[1:])), values)
         # The last count is reported before the result, unless a report came just before it.
         expect("search_text: reports the files searched", 1 <= len(values) and values[-1] <= 3000, values)
-        expect("search_text: messages", all(m == f"{int(p)} files searched" for p, _, m in seen), seen)
+        expect("search_text: messages", all(m == f"{int(p)} file{'' if p == 1 else 's'} searched" for p, _, m in seen), seen)
     print(f"progress: {mode} mode: {len(at_result)} reports from execute_code, {len(seen)} from search_text")
 
 

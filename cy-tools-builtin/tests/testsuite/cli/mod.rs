@@ -4,3 +4,4 @@
 mod commands;
 mod limits;
 mod signals;
+mod terminal;
