@@ -53,6 +53,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let opened = session::open(
         &args.session,
         Some(std::slice::from_ref(&args.tool)),
+        true,
         &runtime,
         ApprovalPolicy::None,
     )?;

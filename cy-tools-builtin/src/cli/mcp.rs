@@ -35,6 +35,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let opened = session::open(
         &args.session,
         args.tools.as_deref(),
+        false,
         &runtime,
         default_approve,
     )?;

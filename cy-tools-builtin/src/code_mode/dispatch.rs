@@ -9,10 +9,13 @@ use serde_json::{Value, json};
 use super::approval::{Approval, ApprovalHook, ApprovalRequest};
 use super::limits::CodeModeLimits;
 use super::protocol::{self, Request};
+use super::tools_module::ToolsModule;
 
 /// What one execution's code may reach: the session (its tools and log) and the rules.
 pub(super) struct Served {
     pub session: Session,
+    /// The session's `cy_sdk.tools`, sent along with code run on another host.
+    pub module: Arc<ToolsModule>,
     pub parent_call: Option<String>,
     pub limits: CodeModeLimits,
     pub approval: Arc<dyn ApprovalHook>,
@@ -41,6 +44,10 @@ impl Dispatcher {
 impl SdkCalls for Dispatcher {
     fn call(&self, request: Value) -> BoxFuture<'_, Value> {
         Box::pin(handle(self, request))
+    }
+
+    fn python_module(&self) -> Option<Arc<str>> {
+        Some(Arc::clone(self.served.module.source()))
     }
 }
 

@@ -145,6 +145,10 @@ impl RemoteExecutor {
             code: code.to_string(),
             filename: options.filename,
             timeout_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
+            sdk_module: sdk
+                .as_ref()
+                .and_then(|sdk| sdk.python_module())
+                .map(|module| module.to_string()),
         })
         .map_err(|err| {
             ServiceError::new(

@@ -69,6 +69,10 @@ pub struct ExecuteRequest {
     /// Wall-clock limit in milliseconds; the server's default when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// Code mode only: the session's generated `cy_sdk.tools` module, which the server writes
+    /// beside `cy_sdk` for the code to import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sdk_module: Option<String>,
 }
 
 /// The body of every answer but a finished run.

@@ -14,6 +14,7 @@
 //!   (feature `postgres`), shared by several workers, or the embedded SQLite folder.
 
 mod children;
+mod code_mode;
 pub mod compose;
 mod factory;
 mod keyed_log;
@@ -23,6 +24,7 @@ mod rules;
 mod runner;
 mod tenant_coordinator;
 mod tree_coordinator;
+mod workspace;
 
 pub use cy_tools::Session;
 pub use factory::LocalSessionFactory;

@@ -114,11 +114,11 @@ pub async fn process(
         }
         ProcessAction::Status => {
             let id = required(action, id, "id")?;
-            Ok(describe(&table.status(&id)?))
+            Ok(describe(&table.status(&id).await?))
         }
         ProcessAction::Output => {
             let id = required(action, id, "id")?;
-            let output = table.output(&id)?;
+            let output = table.output(&id).await?;
             let mut text = describe(&output.info);
             if output.dropped_bytes > 0 {
                 text.push_str(&format!(
@@ -155,7 +155,7 @@ pub async fn process(
             reporting(&call, Measure::Waiting(&what), kill(table, &id)).await
         }
         ProcessAction::List => {
-            let all = table.list();
+            let all = table.list().await?;
             if all.is_empty() {
                 return Ok(
                     "no background processes in this session; start one with action `start`"
@@ -169,7 +169,7 @@ pub async fn process(
 }
 
 async fn kill(table: &dyn ProcessTable, id: &str) -> Result<String, ToolError> {
-    let before = table.status(id)?;
+    let before = table.status(id).await?;
     if !before.running {
         return Ok(format!("{}; nothing to kill", describe(&before)));
     }

@@ -33,6 +33,8 @@ pub struct BoundTool {
     schema: &'static Schema,
     context: Arc<ToolContext>,
     timeout: Option<Duration>,
+    /// This binding's own description, when the session says more than the definition does.
+    description: Option<Arc<str>>,
 }
 
 /// The old name of [`BoundTool`], kept for one release.
@@ -116,6 +118,7 @@ impl BoundTool {
             definition,
             context: Arc::clone(context),
             timeout: definition.timeout(),
+            description: None,
         })
     }
 
@@ -149,9 +152,32 @@ impl BoundTool {
         &self.name
     }
 
-    /// What the tool does, for the model.
+    /// What the tool does, for the model: the definition's description, unless this binding
+    /// was given its own ([`with_description`](Self::with_description)).
     pub fn description(&self) -> &str {
-        self.definition.description()
+        self.description
+            .as_deref()
+            .unwrap_or_else(|| self.definition.description())
+    }
+
+    /// The same tool described to the model by `description`, for this binding only: what the
+    /// tool can do in this session (code mode's `execute_code` lists the functions its code
+    /// may call).
+    ///
+    /// ```
+    /// use cy_tools::{SessionIdentity, ToolContext, ToolRegistry};
+    /// # use cy_tools::{tool, ToolError};
+    /// # /// Answers `pong`.
+    /// # #[tool] async fn ping_described() -> Result<String, ToolError> { Ok("pong".into()) }
+    /// let tools = ToolRegistry::linked().unwrap().build(&["ping_described"], &ToolContext::new(SessionIdentity::root("s", "t")));
+    /// let tool = tools.get("ping_described").unwrap().clone().with_description("Answers `pong`. Here: twice.");
+    /// assert_eq!(tool.description(), "Answers `pong`. Here: twice.");
+    /// assert_eq!(tool.definition().description(), "Answers `pong`.");
+    /// ```
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<Arc<str>>) -> Self {
+        self.description = Some(description.into());
+        self
     }
 
     /// The canonical parameter schema (JSON Schema 2020-12).

@@ -16,6 +16,8 @@ mod problem;
 mod progress;
 mod result;
 mod taking;
+#[cfg(test)]
+mod taking_differential;
 
 pub use info::{CallHooks, CallInfo, ToolCall};
 pub use into_result::{IntoToolResult, Json, ToolError};

@@ -44,6 +44,13 @@ impl ShellResult {
 pub trait SdkCalls: Send + Sync {
     /// Answers one request.
     fn call(&self, request: serde_json::Value) -> BoxFuture<'_, serde_json::Value>;
+
+    /// The Python source of the typed module of the tools the code may call (`cy_sdk.tools`),
+    /// which an executor running the code on another host sends along with it; `None` when
+    /// there is none.
+    fn python_module(&self) -> Option<std::sync::Arc<str>> {
+        None
+    }
 }
 
 /// Options for one [`CodeExecutor::execute`] call.
@@ -66,6 +73,11 @@ pub struct CodeOptions {
     pub pass_fds: Vec<super::PassedFd>,
     /// Files and folders the run may read besides what its sandbox allows every command.
     pub read_only: Vec<std::path::PathBuf>,
+    /// Folders the Python code imports modules from first (code mode's `cy_sdk`). An executor
+    /// puts them on the code's `sys.path` whatever options its command runs Python with
+    /// (isolated mode, `-I`, ignores `PYTHONPATH`), without moving the line numbers of the
+    /// code's tracebacks. Executors that run the code on another host ignore them.
+    pub python_path: Vec<std::path::PathBuf>,
     /// The id of the tool call that asked for this run, when there is one: calls the code makes
     /// back into the session are recorded under it.
     pub call_id: Option<String>,
@@ -90,6 +102,7 @@ impl std::fmt::Debug for CodeOptions {
         #[cfg(unix)]
         out.field("pass_fds", &self.pass_fds);
         out.field("read_only", &self.read_only)
+            .field("python_path", &self.python_path)
             .field("call_id", &self.call_id)
             .field("sdk", &self.sdk.is_some())
             .field("output_lines", &self.output_lines)
@@ -108,6 +121,7 @@ impl Default for CodeOptions {
             #[cfg(unix)]
             pass_fds: Vec::new(),
             read_only: Vec::new(),
+            python_path: Vec::new(),
             call_id: None,
             sdk: None,
             output_lines: None,

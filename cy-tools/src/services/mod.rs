@@ -29,7 +29,7 @@ pub use factory::{ChildOutcome, ChildRequest, SessionFactory};
 pub use fs_types::{
     DirEntryInfo, EntryKind, SearchMatch, SearchOptions, SearchResult, WalkOptions, WalkResult,
 };
-pub use log::{ExecutionLog, LogEntry};
+pub use log::{ExecutionLog, LogEntry, UsageEntry};
 #[cfg(unix)]
 pub use passed_fd::PassedFd;
 pub use process::{ProcessInfo, ProcessOutput, ProcessTable};

@@ -1,5 +1,6 @@
 //! `Session`: a toolset bound to its context, whose calls are recorded in the context's log.
 
+use std::any::Any;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -43,6 +44,9 @@ pub struct Session {
     tools: Toolset,
     spec: Option<Arc<SessionSpec>>,
     parent_call: Option<String>,
+    /// What must live as long as any clone of this session does (see
+    /// [`with_keep_alive`](Self::with_keep_alive)).
+    keep_alive: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl Session {
@@ -53,7 +57,29 @@ impl Session {
             tools,
             spec: None,
             parent_call: None,
+            keep_alive: None,
         }
+    }
+
+    /// The same session, keeping `value` alive as long as it or any clone of it is.
+    ///
+    /// A service in the session's context that calls the session back (code mode's executor)
+    /// can hold only a weak reference to it: the session's tools hold the context, so a strong
+    /// one would be a cycle that is never freed. The session builder gives that service a
+    /// session to point at and hands it here, so the session the application holds is what
+    /// keeps it alive.
+    #[must_use]
+    pub fn with_keep_alive(mut self, value: Arc<dyn Any + Send + Sync>) -> Self {
+        self.keep_alive = Some(value);
+        self
+    }
+
+    /// The same session with only `tools` (say, a subset of its own): the context, spec,
+    /// parent call and what it keeps alive stay.
+    #[must_use]
+    pub fn with_tools(mut self, tools: Toolset) -> Self {
+        self.tools = tools;
+        self
     }
 
     /// The same session, built from `spec`.

@@ -9,3 +9,4 @@ mod harness;
 mod limits;
 mod local;
 mod remote;
+mod typed;

@@ -2,11 +2,13 @@
 //! mid-write, run concurrently, and their children isolated from each other and the parent.
 
 mod child_isolation;
+mod code_mode;
 mod composition;
 mod concurrent;
 mod cross_process;
 mod factory;
 mod kill9;
+mod remote_workspace;
 mod runner;
 pub(crate) mod siblings;
 mod state;
