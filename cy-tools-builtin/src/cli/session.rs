@@ -171,9 +171,10 @@ pub(super) fn open(
             tools: spec.tools.as_deref(),
             limits: args.limits.exec_limits(),
             code_mode,
+            approve,
         };
-        let session = stored::open(location, wanted, requested, runtime)?
-            .with_approval(Approval::new(approve));
+        // The factory binds the policy, so the code-mode channel it attaches sees it too.
+        let session = stored::open(location, wanted, requested, runtime)?;
         return Ok(Opened {
             tools: session.tools().clone(),
             session: Some(session),
@@ -182,7 +183,8 @@ pub(super) fn open(
     // `call` in code mode binds what it can without a note for each tool it cannot: those
     // notes are for choosing what `mcp` serves.
     let notes = !calling;
-    let (tools, context, executor) = open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
+    let (tools, context, executor) =
+        open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
     let Some(executor) = executor else {
         return Ok(Opened {
             tools,

@@ -20,6 +20,8 @@ pub(super) struct Wanted<'a> {
     pub(super) root: &'a Path,
     pub(super) tools: Option<&'a [String]>,
     pub(super) limits: ExecLimits,
+    /// Which calls ask for approval, over the stored spec's setting.
+    pub(super) approve: cy_tools::approval::ApprovalPolicy,
     /// Code mode asked for (`--code-mode`, the session file's `code_mode`).
     pub(super) code_mode: bool,
 }
@@ -37,7 +39,8 @@ pub(super) fn open(
         let factory = LocalSessionFactory::open(location, wanted.tenant)
             .await
             .map_err(fail)?
-            .with_exec_limits(wanted.limits.clone());
+            .with_exec_limits(wanted.limits.clone())
+            .with_approve(wanted.approve);
         match factory.resume(wanted.id).await {
             Ok(session) if wanted.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
                 Err(CliError::new(format!(

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use cy_tools::approval::Approval;
+use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::{AppState, StateMap};
 use cy_tools::{
@@ -90,6 +90,8 @@ struct Host {
     exec_limits: ExecLimits,
     run_slots: RunSlots,
     state: StateMap,
+    /// The approval policy of every session built, over what its spec says.
+    approve: Option<ApprovalPolicy>,
 }
 
 impl LocalSessionFactory {
@@ -115,6 +117,7 @@ impl LocalSessionFactory {
                 exec_limits: ExecLimits::default(),
                 run_slots: RunSlots::for_this_host(),
                 state: StateMap::new(),
+                approve: None,
             }),
         }
     }
@@ -214,6 +217,15 @@ impl LocalSessionFactory {
     #[must_use]
     pub fn with_exec_limits(mut self, limits: ExecLimits) -> Self {
         self.host_mut().exec_limits = limits;
+        self
+    }
+
+    /// The same factory, every session it builds or resumes asking for approval as `policy`
+    /// says whatever its spec says: a host's setting (`cy-tools mcp --approve`) for sessions
+    /// kept in a store. The specs are not changed.
+    #[must_use]
+    pub fn with_approve(mut self, policy: ApprovalPolicy) -> Self {
+        self.host_mut().approve = Some(policy);
         self
     }
 
@@ -573,7 +585,7 @@ impl LocalSessionFactory {
             .with_coordinator(self.session_coordinator(&spec))
             .with_state_map(&self.host.state)
             .with_state_map(extras.state())
-            .with_approval(Approval::new(spec.approve));
+            .with_approval(Approval::new(self.host.approve.unwrap_or(spec.approve)));
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
         let chat_bound = spec.chat && spec.identity.lineage.is_empty();
         if chat_bound {
