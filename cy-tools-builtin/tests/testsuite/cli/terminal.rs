@@ -96,3 +96,38 @@ fn a_call_that_needs_approval_is_asked_on_the_terminal() {
         "hi"
     );
 }
+
+#[test]
+fn code_calls_of_a_stored_session_in_code_mode_are_asked_too() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("w")).unwrap();
+    std::fs::write(
+        dir.path().join("s.json"),
+        r#"{"session_id": "s-ask", "workspace": "w", "code_mode": true}"#,
+    )
+    .unwrap();
+    let code = "import cy_sdk\ntry:\n    cy_sdk.tools.write_file('a.txt', content='hi')\nexcept cy_sdk.ToolError as err:\n    print('refused:', err)";
+    let args = json_args(code);
+    let call = [
+        "call",
+        "execute_code",
+        &args,
+        "--spec",
+        "s.json",
+        "--store",
+        "store",
+        "--approve",
+        "destructive",
+    ];
+    // `execute_code` approved, the `write_file` its code makes declined.
+    let output = at_terminal(dir.path(), &call, "y\nn\n");
+    let seen = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{seen:?}");
+    assert!(seen.contains("Allow `execute_code`"), "{seen:?}");
+    assert!(seen.contains("Allow `write_file`"), "{seen:?}");
+    assert!(
+        seen.contains("refused: the call to `write_file` was not run: terminal user `"),
+        "{seen:?}"
+    );
+    assert!(!dir.path().join("w/a.txt").exists());
+}
