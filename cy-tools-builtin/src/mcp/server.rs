@@ -255,13 +255,16 @@ impl ServerHandler for McpServer {
                         return Ok(CallToolResponse::InputRequired(input_required));
                     }
                     Round::Decided(decision) => {
-                        call = call.with_approver(Arc::new(Decided(decision)));
+                        let decided = Decided::new(call.id.clone(), decision);
+                        call = call.with_approver(Arc::new(decided));
                     }
                 }
             } else if self.stateless {
-                call = call.with_approver(Arc::new(Decided(Decision::Unavailable {
+                let refused = Decision::Unavailable {
                     reason: STATELESS.to_string(),
-                })));
+                };
+                let decided = Decided::new(call.id.clone(), refused);
+                call = call.with_approver(Arc::new(decided));
             } else {
                 call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
             }
