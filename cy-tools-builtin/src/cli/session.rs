@@ -4,14 +4,18 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::binding::LeftOut;
-use cy_tools::{Sandbox, Session, SessionIdentity, ToolContext, ToolRegistry, Toolset};
+use cy_tools::{
+    CodeExecutor, Sandbox, Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
+};
 use serde::Deserialize;
 
 use super::error::CliError;
 use super::limits::LimitArgs;
 use super::runtime::CommandRuntime;
 use super::stored;
+use crate::code_mode::CodeModeExecutor;
 use crate::executor::PythonRunner;
 use crate::store::StoreLocation;
 use crate::{LocalExecutor, LocalSandbox};
@@ -24,7 +28,8 @@ pub(super) struct SessionArgs {
     #[arg(long, value_name = "DIR")]
     pub(super) root: Option<PathBuf>,
     /// A JSON session spec, every field optional:
-    /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"]}.
+    /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
+    /// "code_mode": true, "approve": "destructive"}.
     /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
     /// session may have
     #[arg(long, value_name = "FILE")]
@@ -36,6 +41,18 @@ pub(super) struct SessionArgs {
     /// [default: `CY_TOOLS_STORE`; unset: nothing is stored]
     #[arg(long, value_name = "URL")]
     pub(super) store: Option<String>,
+    /// Code mode: the code `execute_code` runs may call the session's other tools, as the
+    /// typed functions of `cy_sdk.tools` (`import cy_sdk; cy_sdk.tools.read_file("a.txt")`).
+    /// Also the spec's `"code_mode": true`; a stored session keeps the setting it was created
+    /// with
+    #[arg(long)]
+    pub(super) code_mode: bool,
+    /// Which calls a person must approve before they run: `destructive` (tools that may
+    /// destroy or overwrite data), `all` or `none`. Over MCP the client is asked (elicitation);
+    /// a client that cannot be asked gets the call refused [default: the spec's `approve`, else
+    /// `destructive` with `mcp --http`, `none` on stdio and for `call`]
+    #[arg(long, value_name = "POLICY")]
+    pub(super) approve: Option<ApprovalPolicy>,
     #[command(flatten)]
     pub(super) limits: LimitArgs,
 }
@@ -56,10 +73,37 @@ struct Spec {
     tenant: Option<String>,
     workspace: Option<PathBuf>,
     tools: Option<Vec<String>>,
+    code_mode: Option<bool>,
+    approve: Option<ApprovalPolicy>,
 }
 
-const SPEC_EXAMPLE: &str =
-    r#"{"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"]}"#;
+const SPEC_EXAMPLE: &str = r#"{"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"], "code_mode": false}"#;
+
+/// What the options and the spec file ask for: the session's id, tenant and tools, and its
+/// workspace folder (which exists).
+#[cfg(feature = "agent")]
+pub(super) struct Asked {
+    pub(super) id: Option<String>,
+    pub(super) tenant: String,
+    pub(super) tools: Option<Vec<String>>,
+    pub(super) root: PathBuf,
+}
+
+/// What `args` ask for (see [`Asked`]).
+#[cfg(feature = "agent")]
+pub(super) fn asked(args: &SessionArgs) -> Result<Asked, CliError> {
+    let spec = match &args.spec {
+        Some(path) => load_spec(path)?,
+        None => Spec::default(),
+    };
+    let root = workspace(args, &spec)?;
+    Ok(Asked {
+        id: spec.session_id,
+        tenant: spec.tenant.unwrap_or_else(|| "local".to_string()),
+        tools: spec.tools,
+        root,
+    })
+}
 
 /// Every tool linked into this binary.
 pub(super) fn registry() -> Result<ToolRegistry, CliError> {
@@ -89,17 +133,30 @@ pub(super) fn unknown_tool(name: &str, registry: &ToolRegistry) -> CliError {
 /// Opens the session and binds its tools: `requested` when given (each must exist, fit the
 /// spec's list and bind), else the spec's `tools`, else every linked tool that binds to this
 /// session (the others are left out with a note on stderr). With a store, the session is the
-/// stored one (see [`stored`]).
+/// stored one (see [`stored`]). `calling`: `requested` is the one tool `call` runs, which in
+/// code mode calls the others, so the session gets them all (the spec's, else every one that
+/// binds). Calls ask for approval as `--approve` says, else the spec file, else
+/// `default_approve` (the command's own default).
 pub(super) fn open(
     args: &SessionArgs,
     requested: Option<&[String]>,
+    calling: bool,
     runtime: &CommandRuntime,
+    default_approve: ApprovalPolicy,
 ) -> Result<Opened, CliError> {
     let spec = match &args.spec {
         Some(path) => load_spec(path)?,
         None => Spec::default(),
     };
+    let approve = args.approve.or(spec.approve).unwrap_or(default_approve);
+    tracing::info!(%approve, "approval policy");
     let root = workspace(args, &spec)?;
+    let code_mode = args.code_mode || spec.code_mode == Some(true);
+    let requested = if calling && code_mode {
+        None
+    } else {
+        requested
+    };
     let location = match &args.store {
         Some(text) => Some(
             StoreLocation::parse(text).map_err(|err| CliError::new(format!("--store: {err}")))?,
@@ -113,25 +170,48 @@ pub(super) fn open(
             root: &root,
             tools: spec.tools.as_deref(),
             limits: args.limits.exec_limits(),
+            code_mode,
         };
-        let session = stored::open(location, wanted, requested, runtime)?;
+        let session = stored::open(location, wanted, requested, runtime)?
+            .with_approval(Approval::new(approve));
         return Ok(Opened {
             tools: session.tools().clone(),
             session: Some(session),
         });
     }
-    open_unstored(args, &spec, root, requested).map(|tools| Opened {
-        tools,
-        session: None,
+    // `call` in code mode binds what it can without a note for each tool it cannot: those
+    // notes are for choosing what `mcp` serves.
+    let notes = !calling;
+    let (tools, context, executor) =
+        open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
+    let Some(executor) = executor else {
+        return Ok(Opened {
+            tools,
+            session: None,
+        });
+    };
+    // The session the code calls back into, kept alive by the one handed out.
+    let session = executor
+        .attach(Session::new(context, tools))
+        .map_err(|err| CliError::new(err.to_string()))?;
+    Ok(Opened {
+        tools: session.tools().clone(),
+        session: Some(session),
     })
 }
+
+/// The tools bound, their context, and the code-mode executor in it when code mode is on.
+type Unstored = (Toolset, Arc<ToolContext>, Option<Arc<CodeModeExecutor>>);
 
 fn open_unstored(
     args: &SessionArgs,
     spec: &Spec,
     root: PathBuf,
     requested: Option<&[String]>,
-) -> Result<Toolset, CliError> {
+    code_mode: bool,
+    notes: bool,
+    approve: ApprovalPolicy,
+) -> Result<Unstored, CliError> {
     let registry = registry()?;
     let sandbox = LocalSandbox::new(&root)
         .map_err(|err| {
@@ -152,12 +232,20 @@ fn open_unstored(
     let env = sandbox.env();
     let python = PythonRunner::for_limits(env.limits());
     let env: Arc<dyn Sandbox> = Arc::new(env);
-    let executor = LocalExecutor::new(Arc::clone(&env)).with_python(python);
+    let executor: Arc<dyn CodeExecutor> =
+        Arc::new(LocalExecutor::new(Arc::clone(&env)).with_python(python));
+    let code_mode = code_mode.then(|| Arc::new(CodeModeExecutor::new(Arc::clone(&executor))));
+    let executor = match &code_mode {
+        Some(wrapped) => Arc::clone(wrapped) as Arc<dyn CodeExecutor>,
+        None => executor,
+    };
     let context = Arc::new(
         ToolContext::new(identity)
             .with_env(env)
-            .with_executor(Arc::new(executor)),
+            .with_executor(executor)
+            .with_approval(Approval::new(approve)),
     );
+    let built = |tools: Toolset| (tools, Arc::clone(&context), code_mode.clone());
 
     if let (Some(requested), Some(allowed)) = (requested, &spec.tools)
         && let Some(outside) = requested.iter().find(|name| !allowed.contains(name))
@@ -170,17 +258,19 @@ fn open_unstored(
     }
     let Some(names) = requested.or(spec.tools.as_deref()) else {
         // Every registered tool: those this session cannot serve are left out, with a note.
-        return Ok(match registry.try_build(&registry.names(), &context) {
-            Ok(tools) => tools,
-            Err(report) => {
-                for (name, why) in &report.left_out {
-                    if let LeftOut::Unavailable(err) = why {
-                        eprintln!("note: leaving out `{name}`: {err}");
+        return Ok(built(
+            match registry.try_build(&registry.names(), &context) {
+                Ok(tools) => tools,
+                Err(report) => {
+                    for (name, why) in report.left_out.iter().filter(|_| notes) {
+                        if let LeftOut::Unavailable(err) = why {
+                            eprintln!("note: leaving out `{name}`: {err}");
+                        }
                     }
+                    report.tools
                 }
-                report.tools
-            }
-        });
+            },
+        ));
     };
     if let Some(unknown) = names
         .iter()
@@ -190,6 +280,7 @@ fn open_unstored(
     }
     registry
         .try_build(names, &context)
+        .map(built)
         .map_err(|report| match report.left_out.first() {
             Some((_, LeftOut::Unavailable(err))) => CliError::new(err.to_string()),
             _ => CliError::new(report.to_string()),

@@ -20,6 +20,8 @@ pub(super) struct Wanted<'a> {
     pub(super) root: &'a Path,
     pub(super) tools: Option<&'a [String]>,
     pub(super) limits: ExecLimits,
+    /// Code mode asked for (`--code-mode`, the session file's `code_mode`).
+    pub(super) code_mode: bool,
 }
 
 /// The stored session `wanted.id` (created if the store has none), with only the `requested`
@@ -37,6 +39,12 @@ pub(super) fn open(
             .map_err(fail)?
             .with_exec_limits(wanted.limits.clone());
         match factory.resume(wanted.id).await {
+            Ok(session) if wanted.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
+                Err(CliError::new(format!(
+                    "stored session `{}` was created without code mode, and a stored session keeps its settings; leave out --code-mode (and `code_mode` in the session file), or use another `session_id`",
+                    wanted.id
+                )))
+            }
             Ok(session) => Ok(session),
             Err(err) if err.kind() == ServiceErrorKind::NotFound => {
                 let tools: Vec<String> = match wanted.tools {
@@ -51,7 +59,8 @@ pub(super) fn open(
                 let workspace =
                     std::path::absolute(wanted.root).unwrap_or_else(|_| wanted.root.to_path_buf());
                 let spec = SessionSpec::root(wanted.id, wanted.tenant, workspace.to_string_lossy())
-                    .with_tools(tools);
+                    .with_tools(tools)
+                    .with_code_mode(wanted.code_mode);
                 factory.create(spec).await.map_err(fail)
             }
             Err(err) => Err(fail(err)),
@@ -73,12 +82,7 @@ pub(super) fn open(
             tools.push(tool.clone());
         }
     }
-    let narrowed = Session::new(
-        std::sync::Arc::clone(session.context()),
-        Toolset::new(tools),
-    );
-    Ok(match session.spec() {
-        Some(spec) => narrowed.with_spec(std::sync::Arc::clone(spec)),
-        None => narrowed,
-    })
+    // The same session (spec, and in code mode what its executor calls back into) with only
+    // these tools served.
+    Ok(session.with_tools(Toolset::new(tools)))
 }

@@ -1,6 +1,6 @@
 //! `Broker`: the SDK channel of one execution.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use cy_tools::{PassedFd, SdkCalls, ServiceError, ServiceErrorKind};
@@ -10,7 +10,7 @@ use tokio::net::UnixStream;
 use tokio::task::JoinHandle;
 
 use super::FD_VAR;
-use super::{module, protocol};
+use super::protocol;
 
 struct State {
     calls: Arc<dyn SdkCalls>,
@@ -21,19 +21,23 @@ struct State {
 /// an inherited descriptor (its number in `CY_SDK_FD`); this end is served here. Nothing in the
 /// run's environment names a path or a secret another process could use: the channel is the
 /// descriptor, which no other process has, so no other session's code can reach it. The
-/// `cy_sdk` module comes from this process's module folder ([`module`](super::module)).
-/// Dropping the broker stops serving and closes this end.
+/// `cy_sdk` package comes from the folder written for the session's toolset
+/// ([`module`](super::module)). Dropping the broker stops serving and closes this end.
 pub(crate) struct Broker {
-    dir: &'static Path,
+    dir: PathBuf,
     passed: PassedFd,
     task: JoinHandle<()>,
 }
 
 impl Broker {
     /// Opens the channel and starts serving it: each request line goes to `calls`; request
-    /// lines over `max_line` bytes are refused without being held whole.
-    pub(crate) fn open(calls: Arc<dyn SdkCalls>, max_line: usize) -> Result<Broker, ServiceError> {
-        let dir = module::folder()?;
+    /// lines over `max_line` bytes are refused without being held whole. `dir` holds the
+    /// `cy_sdk` package the code imports.
+    pub(crate) fn open(
+        calls: Arc<dyn SdkCalls>,
+        max_line: usize,
+        dir: PathBuf,
+    ) -> Result<Broker, ServiceError> {
         // Both ends close-on-exec; the run's end is made inheritable in its child only. The
         // run's end stays blocking (Python reads it plainly); this end is async.
         let (ours, theirs) = std::os::unix::net::UnixStream::pair()
@@ -51,7 +55,8 @@ impl Broker {
         })
     }
 
-    /// The variable the code needs besides the descriptor: `PYTHONPATH`, for `cy_sdk`.
+    /// The variable the code needs besides the descriptor: `PYTHONPATH`, for `cy_sdk`, for an
+    /// executor that does not honour [`CodeOptions::python_path`](cy_tools::CodeOptions).
     pub(crate) fn env(&self) -> Vec<(String, String)> {
         vec![(
             "PYTHONPATH".to_string(),
@@ -59,9 +64,13 @@ impl Broker {
         )]
     }
 
-    /// The folder the run reads `cy_sdk` from, to allow it under the run's isolation.
-    pub(crate) fn module_dir(&self) -> &Path {
-        self.dir
+    /// The options a run needs for code mode: the descriptor, the variable, the folder on its
+    /// `sys.path` and allowed to be read.
+    pub(crate) fn prepare(&self, options: &mut cy_tools::CodeOptions) {
+        options.env.extend(self.env());
+        options.pass_fds.push(self.passed());
+        options.read_only.push(self.dir.clone());
+        options.python_path.push(self.dir.clone());
     }
 
     /// The run's end of the channel, to pass to it.

@@ -1,10 +1,13 @@
 """cy_sdk: call the session's tools from code run by `execute_code` (code mode).
 
     import cy_sdk
-    text = cy_sdk.call("read_file", path="a.txt")   # text, or parsed JSON for structured results
-    cy_sdk.tools()                                    # names of the tools that may be called
+    text = cy_sdk.tools.read_file("a.txt", limit=10)  # one typed function per tool
+    help(cy_sdk.tools.read_file)                       # its arguments and documentation
+    text = cy_sdk.call("read_file", path="a.txt")     # the same call by name
+    cy_sdk.tools()                                     # names of the tools that may be called
 
-A failed call raises `cy_sdk.ToolError`; `str(err)` is the message the model would have seen.
+A call returns the tool's text, or parsed JSON for structured results. A failed or refused call
+raises `cy_sdk.ToolError`; `str(err)` is the message the model would have seen.
 Standard library only. The channel is a socket the run inherited (its descriptor number is in
 `CY_SDK_FD`); it lives as long as the execution, and processes the code starts do not get it.
 Calls from several threads take turns on it.
@@ -14,6 +17,8 @@ import json
 import os
 import socket
 import threading
+
+import types
 
 __all__ = ["ToolError", "call", "tools"]
 
@@ -77,6 +82,26 @@ def call(tool, arguments=None, /, **kwargs):
     return _request({"tool": tool, "arguments": args}, tool)
 
 
-def tools():
-    """The names of the tools this code may call."""
+def _call(tool, arguments):
+    """One call from a function of `cy_sdk.tools`: arguments left at `None` are not sent, so the
+    tool applies its own defaults."""
+    args = {name: value for name, value in arguments.items() if value is not None}
+    return _request({"tool": tool, "arguments": args}, tool)
+
+
+def _names():
     return _request({"op": "tools"})
+
+
+class _ToolsModule(types.ModuleType):
+    """`cy_sdk.tools`: the generated functions; calling it, as before it was a module, gives the
+    names of the tools this code may call."""
+
+    def __call__(self):
+        return _names()
+
+
+# The generated module of this session's tools, beside this file.
+from . import tools  # noqa: E402
+
+tools.__class__ = _ToolsModule

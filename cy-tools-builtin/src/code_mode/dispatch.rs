@@ -9,14 +9,20 @@ use serde_json::{Value, json};
 use super::approval::{Approval, ApprovalHook, ApprovalRequest};
 use super::limits::CodeModeLimits;
 use super::protocol::{self, Request};
+use super::tools_module::ToolsModule;
 
 /// What one execution's code may reach: the session (its tools and log) and the rules.
 pub(super) struct Served {
     pub session: Session,
+    /// The session's `cy_sdk.tools`, sent along with code run on another host.
+    pub module: Arc<ToolsModule>,
     pub parent_call: Option<String>,
     pub limits: CodeModeLimits,
     pub approval: Arc<dyn ApprovalHook>,
     pub cancel: CancellationToken,
+    /// Who the `execute_code` call's host asks for approval: the code's calls that need it ask
+    /// the same person (else the session's own approver, as for any call).
+    pub approver: Option<Arc<dyn cy_tools::approval::Approver>>,
 }
 
 /// Answers the SDK requests of one execution (token already checked by whoever received them):
@@ -38,6 +44,10 @@ impl Dispatcher {
 impl SdkCalls for Dispatcher {
     fn call(&self, request: Value) -> BoxFuture<'_, Value> {
         Box::pin(handle(self, request))
+    }
+
+    fn python_module(&self) -> Option<Arc<str>> {
+        Some(Arc::clone(self.served.module.source()))
     }
 }
 
@@ -131,7 +141,10 @@ async fn run_call(
         Some(parent) => format!("{parent}/sdk-{}", n + 1),
         None => format!("sdk-{}", n + 1),
     };
-    let call = ToolCall::new(id, arguments);
+    let mut call = ToolCall::new(id, arguments);
+    if let Some(approver) = &served.approver {
+        call = call.with_approver(Arc::clone(approver));
+    }
     let result = match &served.parent_call {
         Some(parent) => {
             served

@@ -1,15 +1,19 @@
 //! `CodeModeExecutor`: an executor whose runs may call the session's tools back.
 
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 
 use cy_tools::{
     BoxFuture, CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind, Session, ShellResult,
+    Toolset,
 };
 
 use super::approval::{AllowAll, ApprovalHook};
 use super::broker::Broker;
 use super::dispatch::{Dispatcher, Served};
 use super::limits::CodeModeLimits;
+use super::module;
+use super::tools_module::ToolsModule;
 
 /// Wraps a code executor so that each run gets a private SDK channel to the session's tools:
 /// `import cy_sdk; cy_sdk.call("read_file", path="a.txt")`. Around a
@@ -18,8 +22,12 @@ use super::limits::CodeModeLimits;
 /// calls](CodeExecutor::relays_sdk_calls) (a [`RemoteExecutor`](crate::executor::RemoteExecutor))
 /// the calls come back over its connection. Either way they are answered here.
 ///
+/// Each run can `import cy_sdk` and call the tools as typed functions of `cy_sdk.tools`,
+/// generated from the session's toolset ([`ToolsModule`]), or by name with `cy_sdk.call`.
+///
 /// Build the session's context with this executor, build the toolset, then
-/// [`bind`](Self::bind) it:
+/// [`attach`](Self::attach) the session (or [`bind`](Self::bind) it and keep it alive
+/// yourself):
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
@@ -35,18 +43,21 @@ use super::limits::CodeModeLimits;
 ///     .with_env(env)
 ///     .with_executor(executor.clone());
 /// let tools = ToolRegistry::linked().unwrap().build(&["execute_code", "read_file"], &context);
-/// let session = Arc::new(Session::new(Arc::new(context), tools.clone()));
-/// executor.bind(&session).unwrap();
+/// let session = executor.attach(Session::new(Arc::new(context), tools)).unwrap();
+/// // The model is told about the module in `execute_code`'s description.
+/// assert!(session.tools().get("execute_code").unwrap().description().contains("- read_file(path, *, limit=None, offset=1): "));
 ///
-/// let code = "import cy_sdk\nprint(cy_sdk.call('read_file', path='a.txt').upper())";
+/// let code = "import cy_sdk\nprint(cy_sdk.tools.read_file('a.txt').upper())";
 /// let call = ToolCall::new("c1", serde_json::json!({ "code": code }));
-/// let result = tools.execute("execute_code", call, &CancellationToken::new()).await;
+/// let result = session.execute("execute_code", call, &CancellationToken::new()).await;
 /// assert!(result.text_content().contains("HELLO"), "{}", result.text_content());
 /// # });
 /// ```
 pub struct CodeModeExecutor {
     inner: Arc<dyn CodeExecutor>,
     session: OnceLock<Weak<Session>>,
+    /// The session's `cy_sdk.tools`, made when it is bound, and the folder it is written to.
+    module: OnceLock<(Arc<ToolsModule>, PathBuf)>,
     limits: CodeModeLimits,
     approval: Arc<dyn ApprovalHook>,
 }
@@ -57,6 +68,7 @@ impl CodeModeExecutor {
         CodeModeExecutor {
             inner,
             session: OnceLock::new(),
+            module: OnceLock::new(),
             limits: CodeModeLimits::default(),
             approval: Arc::new(AllowAll),
         }
@@ -89,15 +101,59 @@ impl CodeModeExecutor {
     /// executor (through `execute_code`'s context) and a strong link both ways would never be
     /// freed: keep `session` alive as long as the session is in use.
     ///
+    /// The `cy_sdk.tools` module of the session's tools is generated here (or taken from the
+    /// cache of toolsets) and written to its folder.
+    ///
     /// # Errors
-    /// [`InvalidInput`](ServiceErrorKind::InvalidInput) when it is already bound.
+    /// [`InvalidInput`](ServiceErrorKind::InvalidInput) when it is already bound;
+    /// [`Unavailable`](ServiceErrorKind::Unavailable) when the module's folder cannot be
+    /// written.
     pub fn bind(&self, session: &Arc<Session>) -> Result<(), ServiceError> {
+        let tools = ToolsModule::of(session.tools(), self.limits.allow_nesting);
+        let dir = module::folder(tools.source())?;
         self.session.set(Arc::downgrade(session)).map_err(|_| {
             ServiceError::new(
                 ServiceErrorKind::InvalidInput,
                 "this code-mode executor is already bound to a session; build one executor per session",
             )
-        })
+        })?;
+        let _ = self.module.set((tools, dir));
+        Ok(())
+    }
+
+    /// Binds `session` (built with this executor in its context) and gives back the session to
+    /// use: the same, with `execute_code` described to the model with the functions its code
+    /// may call, keeping what the executor points at alive as long as it or a clone of it is
+    /// (see [`Session::with_keep_alive`]). What a session factory does for a spec with code
+    /// mode on.
+    ///
+    /// # Errors
+    /// As [`bind`](Self::bind).
+    pub fn attach(&self, session: Session) -> Result<Session, ServiceError> {
+        let module = ToolsModule::of(session.tools(), self.limits.allow_nesting);
+        let tools: Toolset = Toolset::new(
+            session
+                .tools()
+                .iter()
+                .map(|tool| {
+                    if tool.name() == "execute_code" {
+                        let description = format!("{}{}", tool.description(), module.summary());
+                        tool.clone().with_description(description)
+                    } else {
+                        tool.clone()
+                    }
+                })
+                .collect(),
+        );
+        let session = session.with_tools(tools);
+        let shared = Arc::new(session.clone());
+        self.bind(&shared)?;
+        Ok(session.with_keep_alive(shared))
+    }
+
+    /// The `cy_sdk.tools` module of the bound session.
+    pub fn tools_module(&self) -> Option<&Arc<ToolsModule>> {
+        self.module.get().map(|(module, _)| module)
     }
 
     async fn run(&self, code: &str, mut options: CodeOptions) -> Result<ShellResult, ServiceError> {
@@ -111,12 +167,20 @@ impl CodeModeExecutor {
                     "code mode has no session to call back into: bind the executor with `CodeModeExecutor::bind` after building the toolset, and keep that `Session` alive",
                 )
             })?;
+        let (module, dir) = self.module.get().cloned().ok_or_else(|| {
+            ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                "code mode has no module for its session: bind the executor with `CodeModeExecutor::bind` first",
+            )
+        })?;
         let dispatcher = Arc::new(Dispatcher::new(Served {
             session: (*session).clone(),
+            module,
             parent_call: options.call_id.clone(),
             limits: self.limits.clone(),
             approval: Arc::clone(&self.approval),
             cancel: options.cancel.clone(),
+            approver: options.approver.clone(),
         }));
         drop(session);
         if self.inner.relays_sdk_calls() {
@@ -124,10 +188,8 @@ impl CodeModeExecutor {
             options.sdk = Some(dispatcher);
             return self.inner.execute(code, options).await;
         }
-        let broker = Broker::open(dispatcher, self.limits.max_payload_bytes)?;
-        options.env.extend(broker.env());
-        options.pass_fds.push(broker.passed());
-        options.read_only.push(broker.module_dir().to_path_buf());
+        let broker = Broker::open(dispatcher, self.limits.max_payload_bytes, dir)?;
+        broker.prepare(&mut options);
         let result = self.inner.execute(code, options).await;
         // Closed as soon as the run ends: the channel and its folder.
         drop(broker);

@@ -3,9 +3,12 @@
 //!
 //! For each run, a [`CodeModeExecutor`] opens a connected pair of Unix sockets and hands one end
 //! to the process as an inherited descriptor (its number in `CY_SDK_FD`), made inheritable in
-//! that process alone, so no other command started at the same moment gets it. It writes the
-//! `cy_sdk` Python module once per process into a folder of its own and puts that folder on
-//! `PYTHONPATH`, so `import cy_sdk` works without installing anything. No socket path and no
+//! that process alone, so no other command started at the same moment gets it. The `cy_sdk`
+//! Python package, with its `tools` module generated from the session's toolset (one typed,
+//! documented function per tool, see [`ToolsModule`]), is written once per toolset into a
+//! folder of this process's own, which the run imports from first
+//! ([`CodeOptions::python_path`](cy_tools::CodeOptions::python_path), so isolated mode,
+//! `python3 -I`, works too), without installing anything. No socket path and no
 //! token are in the environment: the descriptor is the channel and the authority, and another
 //! session's code, which cannot have it, cannot drive this session's tools. The broker answers
 //! newline-delimited JSON requests with the session's own bound
@@ -22,17 +25,19 @@
 //!
 //! ```python
 //! import cy_sdk
-//! text = cy_sdk.call("read_file", path="a.txt")   # text, or parsed JSON for structured results
+//! text = cy_sdk.tools.read_file("a.txt", limit=5)  # text, or parsed JSON for structured results
+//! help(cy_sdk.tools.read_file)                      # arguments, types, defaults, descriptions
 //! try:
-//!     cy_sdk.call("write_file", path="../x", content="")
+//!     cy_sdk.tools.write_file("../x", content="")
 //! except cy_sdk.ToolError as err:
 //!     print(err)                                    # the message the model would have seen
+//! cy_sdk.call("read_file", path="a.txt")            # the same by name
 //! print(cy_sdk.tools())                             # the tools that may be called
 //! ```
 //!
 //! With a [`LocalExecutor`](crate::executor::LocalExecutor) the channel is opened on this host.
 //! With a [`RemoteExecutor`](crate::executor::RemoteExecutor) the control server opens it next to
-//! the code and relays each request back over the connection carrying the run (an HTTP upgrade
+//! the code (writing the module the runtime sends with the run) and relays each request back over the connection carrying the run (an HTTP upgrade
 //! to `cy-sdk/1`, see `control_server`), so the tools still run here, under the session's
 //! context, approval hook, limits and log.
 //!
@@ -41,14 +46,18 @@ pub(crate) mod broker;
 mod dispatch;
 mod executor;
 mod limits;
-mod module;
+pub(crate) mod module;
 mod protocol;
+mod python_api;
+mod tools_module;
 
 pub use approval::{AllowAll, Approval, ApprovalHook, ApprovalRequest};
 pub use executor::CodeModeExecutor;
 pub use limits::CodeModeLimits;
+pub use tools_module::{SUMMARY_CHARS, SUMMARY_LINES, ToolsModule};
 
-/// The `cy_sdk` Python module (standard library only) that code-mode runs import.
+/// The `cy_sdk` Python package's `__init__.py` (standard library only) that code-mode runs
+/// import; its `tools` module is generated per toolset ([`ToolsModule`]).
 pub const CY_SDK_PY: &str = include_str!("cy_sdk.py");
 
 /// The variable holding the number of the run's inherited SDK channel descriptor.

@@ -35,6 +35,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::execute::{ServerState, refusal, refuse, workspace};
 use crate::code_mode::broker::Broker;
+use crate::code_mode::module;
 use crate::executor::LocalExecutor;
 use crate::executor::wire::{CODE_MODE_PROTOCOL, ErrorReply, ExecuteRequest, read_line};
 
@@ -197,20 +198,21 @@ async fn run_relayed<R: AsyncRead + Unpin>(
             Err(err) => return Some(json!({"refused": ErrorReply::from_error(&err)})),
         },
     };
-    let broker = match Broker::open(relay.clone(), max_line) {
+    // A runtime that sends no module (an older one) gets an empty `cy_sdk.tools`.
+    let tools: Arc<str> = request.sdk_module.unwrap_or_default().into();
+    let opened = module::folder(&tools).and_then(|dir| Broker::open(relay.clone(), max_line, dir));
+    let broker = match opened {
         Ok(broker) => broker,
         Err(err) => return Some(json!({"refused": ErrorReply::from_error(&err)})),
     };
     let cancel = CancellationToken::new();
-    let options = CodeOptions {
+    let mut options = CodeOptions {
         filename: request.filename,
         timeout: request.timeout_ms.map(Duration::from_millis),
         cancel: cancel.clone(),
-        env: broker.env(),
-        pass_fds: vec![broker.passed()],
-        read_only: vec![broker.module_dir().to_path_buf()],
         ..CodeOptions::default()
     };
+    broker.prepare(&mut options);
     let replies = async {
         while let Some(line) = read_line(reader, max_line).await {
             let Ok(reply) = serde_json::from_slice::<Value>(&line) else {

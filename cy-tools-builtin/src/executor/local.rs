@@ -1,5 +1,6 @@
 //! `LocalExecutor`: writes the code into the session's sandbox and runs it there.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use cy_tools::{
@@ -25,6 +26,12 @@ pub const DEFAULT_COMMAND: &str = "{python} {file}";
 /// A run that names no file ([`CodeOptions::filename`] `None`) writes its code to a fresh
 /// `.cy-run-<random>.py` in the workspace root, removed when the run is over, so runs at once
 /// never run each other's code; runs that name the same file take turns on it.
+///
+/// A run with [`CodeOptions::python_path`] set (code mode) starts in a short bootstrap written
+/// beside the code, which puts those folders first on `sys.path` and runs the code's own file:
+/// `{file}` then names the bootstrap. Isolated Python (`python3 -I {file}`) still finds the
+/// modules, and tracebacks still show the code's own file and line numbers (see
+/// `executor/bootstrap.rs`).
 ///
 /// The command is a shell command line in which `{file}` stands for the script's path
 /// (shell-quoted) and `{python}` for the [`PythonRunner`]: `{python} {file}` by default, so a
@@ -140,7 +147,7 @@ impl LocalExecutor {
             &options.cancel,
         )
         .await?;
-        let outcome = self.run_script(&script, code, options).await;
+        let outcome = self.run_script(&script, code, options, wait).await;
         script.finish().await;
         outcome
     }
@@ -150,21 +157,49 @@ impl LocalExecutor {
         script: &Script,
         code: &str,
         options: CodeOptions,
+        wait: std::time::Duration,
     ) -> Result<ShellResult, ServiceError> {
         self.env
             .write_scratch(script.name(), code.as_bytes().to_vec())
             .await?;
         let path = self.env.resolve_path(script.name())?;
+        // Folders to import from: the command runs a bootstrap beside the code, which runs it.
+        let boot = if options.python_path.is_empty() {
+            None
+        } else {
+            let boot = Script::take(&self.env, None, wait, &options.cancel).await?;
+            let source = super::bootstrap::source(code, &path, &options.python_path);
+            self.env
+                .write_scratch(boot.name(), source.into_bytes())
+                .await?;
+            Some(boot)
+        };
+        let started = match &boot {
+            Some(boot) => self.env.resolve_path(boot.name()),
+            None => Ok(path),
+        };
+        let outcome = match started {
+            Ok(started) => self.exec(&started, options).await,
+            Err(err) => Err(err),
+        };
+        if let Some(boot) = boot {
+            boot.finish().await;
+        }
+        outcome
+    }
+
+    async fn exec(&self, file: &Path, options: CodeOptions) -> Result<ShellResult, ServiceError> {
         let command = self
             .command
             .replace(PYTHON, self.python.command())
-            .replace("{file}", &crate::shell::quote(&path.to_string_lossy()));
+            .replace("{file}", &crate::shell::quote(&file.to_string_lossy()));
         let exec = ExecOptions {
             timeout: options.timeout,
             cancel: Some(options.cancel),
             env: options.env,
             pass_fds: options.pass_fds,
             read_only: options.read_only,
+            output_lines: options.output_lines,
             ..ExecOptions::default()
         };
         self.env.exec(&command, exec).await.map_err(|err| {

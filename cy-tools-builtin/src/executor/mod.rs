@@ -12,6 +12,7 @@
 //! [`ShellResult`](cy_tools::ShellResult) for the same code, so the tool reads alike whichever
 //! backend a session gets.
 
+mod bootstrap;
 mod limits;
 mod local;
 mod python;

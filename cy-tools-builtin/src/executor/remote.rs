@@ -156,6 +156,10 @@ impl RemoteExecutor {
             filename: options.filename,
             timeout_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
             scope: self.scope.clone(),
+            sdk_module: sdk
+                .as_ref()
+                .and_then(|sdk| sdk.python_module())
+                .map(|module| module.to_string()),
         })
         .map_err(|err| {
             ServiceError::new(

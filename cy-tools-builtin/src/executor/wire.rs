@@ -74,6 +74,10 @@ pub struct ExecuteRequest {
     /// code never runs wider than asked.)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// Code mode only: the session's generated `cy_sdk.tools` module, which the server writes
+    /// beside `cy_sdk` for the code to import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sdk_module: Option<String>,
 }
 
 /// The body of every answer but a finished run.

@@ -206,6 +206,8 @@ impl From<WireSearch> for SearchOptions {
             case_insensitive: o.case_insensitive,
             max_matches: o.max_matches,
             respect_gitignore: o.respect_gitignore,
+            // A counter cannot cross hosts; the execution host's search counts for nobody.
+            files_searched: None,
         }
     }
 }

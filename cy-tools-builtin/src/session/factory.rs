@@ -4,15 +4,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use cy_tools::approval::Approval;
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::{AppState, StateMap};
 use cy_tools::{
     CancellationToken, Chat, ChildOutcome, ChildRequest, CodeExecutor, Coordinator, ExecutionLog,
-    ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore, ToolContext,
-    ToolRegistry,
+    ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore, SubagentProfile,
+    ToolContext, ToolRegistry,
 };
 
 use super::children::ChildFactory;
+use super::code_mode;
 use super::compose::{self, Extras};
 use super::rules::{check_spec, child_profile, child_spec, invalid};
 use super::tree_coordinator::TreeCoordinator;
@@ -44,7 +46,10 @@ type TenantCoordinators = Arc<dyn Fn(&str) -> Arc<dyn Coordinator> + Send + Sync
 /// `terminal`, `process` and code share one folder), an executor from the spec, its
 /// identity, a [`KeyedLog`] (`store`), the coordinator seen through its tenant
 /// ([`TenantCoordinator`]), the chat when the spec asks for one
-/// and the session is a root, and a factory for children when it may start subagents.
+/// and the session is a root, and a factory for children when it may start subagents. With
+/// the spec's [`code_mode`](SessionSpec::code_mode) on, its executor (local or remote) is
+/// wrapped in a [`CodeModeExecutor`](crate::code_mode::CodeModeExecutor), so the code
+/// `execute_code` runs may call the session's other tools through `cy_sdk.tools`.
 ///
 /// ```
 /// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
@@ -176,16 +181,18 @@ impl LocalSessionFactory {
     }
 
     /// The same factory with the application's agent loop, so `delegate` and `workflow` can
-    /// run subagents. Without one, sessions that declare subagents get inert delegation tools
-    /// that tell the model delegation is unavailable.
+    /// run subagents. Without one, a profile that names a model is run by the built-in model
+    /// loop (`agent::ModelRunner`, feature `agent`, keys read through
+    /// [`with_secrets`](Self::with_secrets)); sessions whose profiles name none get inert
+    /// delegation tools that tell the model delegation is unavailable.
     #[must_use]
     pub fn with_runner(mut self, runner: Arc<dyn SubagentRunner>) -> Self {
         self.host_mut().runner = Some(runner);
         self
     }
 
-    /// The same factory reading remote-executor tokens with `secrets` (given the variable name
-    /// the spec holds) instead of from the process environment.
+    /// The same factory reading remote-executor tokens and model API keys with `secrets`
+    /// (given the variable name the spec holds) instead of from the process environment.
     #[must_use]
     pub fn with_secrets(
         mut self,
@@ -409,13 +416,13 @@ impl LocalSessionFactory {
         task: &str,
         cancel: &CancellationToken,
     ) -> Result<ChildOutcome, ServiceError> {
-        let Some(runner) = self.host.runner.clone() else {
+        let profile = child_profile(parent, &request.profile)?.clone();
+        let Some(runner) = self.runner_for(&profile) else {
             return Err(ServiceError::new(
                 ServiceErrorKind::Unavailable,
                 delegate::UNAVAILABLE,
             ));
         };
-        let profile = child_profile(parent, &request.profile)?.clone();
         let child = self.spawn_child_of(parent, parent_env, request).await?;
         let limit = Duration::from_millis(profile.limits.timeout_ms);
         let child_cancel = cancel.child_token();
@@ -449,6 +456,29 @@ impl LocalSessionFactory {
                 ),
             )),
         }
+    }
+
+    /// The application's runner; without one (feature `agent`), the model loop for a profile
+    /// that names a model.
+    fn runner_for(&self, profile: &SubagentProfile) -> Option<Arc<dyn SubagentRunner>> {
+        if let Some(runner) = &self.host.runner {
+            return Some(Arc::clone(runner));
+        }
+        #[cfg(feature = "agent")]
+        if profile.model.is_some() {
+            return Some(Arc::new(crate::agent::ModelRunner::from_shared(
+                Arc::clone(&self.host.secrets),
+            )));
+        }
+        let _ = profile;
+        None
+    }
+
+    /// Whether `spec`'s delegation tools can run a subagent: with the application's runner,
+    /// or (feature `agent`) when one of its profiles names a model.
+    fn can_run_subagents(&self, spec: &SessionSpec) -> bool {
+        self.host.runner.is_some()
+            || (cfg!(feature = "agent") && spec.subagents.iter().any(|p| p.model.is_some()))
     }
 
     fn workspace_path(&self, workspace: &str) -> PathBuf {
@@ -538,13 +568,16 @@ impl LocalSessionFactory {
     ) -> Result<Session, ServiceError> {
         let log: Arc<dyn ExecutionLog> =
             Arc::new(KeyedLog::new(Arc::clone(&self.host.log), spec.id()));
+        let executor = self.executor(&spec, &env)?;
+        let code_mode = code_mode::wrap(&spec, executor)?;
         let mut context = ToolContext::new(spec.identity.clone())
             .with_env(Arc::clone(&env))
-            .with_executor(self.executor(&spec, &env)?)
+            .with_executor(code_mode.executor())
             .with_store(Arc::clone(&log))
             .with_coordinator(self.session_coordinator(&spec))
             .with_state_map(&self.host.state)
-            .with_state_map(extras.state());
+            .with_state_map(extras.state())
+            .with_approval(Approval::new(spec.approve));
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
         let chat_bound = spec.chat && spec.identity.lineage.is_empty();
         if chat_bound {
@@ -568,14 +601,15 @@ impl LocalSessionFactory {
             &plan,
             &self.host.registry,
             &context,
-            self.host.runner.is_some(),
+            self.can_run_subagents(&spec),
         )
         .map_err(invalid)?;
         let session = Session::new(context, tools).with_spec(spec);
-        Ok(match parent_call {
+        let session = match parent_call {
             Some(call) => session.with_parent_call(call),
             None => session,
-        })
+        };
+        code_mode.attach(session)
     }
 
     /// The coordinator a session's tools see: its tenant's; a subagent's also confined to its

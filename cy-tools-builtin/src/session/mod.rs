@@ -14,6 +14,7 @@
 //!   (feature `postgres`), shared by several workers, or the embedded SQLite folder.
 
 mod children;
+mod code_mode;
 pub mod compose;
 mod factory;
 mod keyed_log;

@@ -86,8 +86,12 @@ pub(super) fn child_spec(
         tools: profile.tools.clone(),
         executor: parent.executor.clone(),
         chat: false,
+        // A child's code calls only the child's own tools, so code mode widens nothing.
+        code_mode: parent.code_mode,
         subagents,
         max_depth: parent.max_depth,
+        // A child asks about the same calls as its parent: nothing widens down the tree.
+        approve: parent.approve,
     }
 }
 

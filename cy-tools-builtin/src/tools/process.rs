@@ -5,6 +5,8 @@ use cy_tools::{ExecOptions, ProcessInfo, ProcessTable};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::progress::{Measure, reporting};
+
 /// What to do with the session's background processes: `start` a command, see a process's
 /// `status`, read its new `output`, `write` to its standard input, `kill` it, or `list` them
 /// all.
@@ -60,6 +62,7 @@ impl ProcessAction {
 )]
 pub async fn process(
     ctx: Ctx<'_>,
+    call: CallInfo<'_>,
     /// What to do: `start` runs `command` in the background and returns its id; `status`,
     /// `output` (what it wrote since the last `output`), `write` (send `input`) and `kill` act on
     /// process `id`; `list` shows every process of the session.
@@ -138,7 +141,9 @@ pub async fn process(
                     "`input` is empty; pass the text to send, ending a line with `\\n`",
                 ));
             }
-            table.write_stdin(&id, input.clone().into_bytes()).await?;
+            let what = format!("`{id}` to take the input");
+            let write = table.write_stdin(&id, input.clone().into_bytes());
+            reporting(&call, Measure::Waiting(&what), write).await?;
             Ok(format!(
                 "wrote {} bytes to the standard input of `{id}`; read its reply with action `output`",
                 input.len()
@@ -146,7 +151,8 @@ pub async fn process(
         }
         ProcessAction::Kill => {
             let id = required(action, id, "id")?;
-            kill(table, &id).await
+            let what = format!("`{id}` and what it started to exit");
+            reporting(&call, Measure::Waiting(&what), kill(table, &id)).await
         }
         ProcessAction::List => {
             let all = table.list().await?;

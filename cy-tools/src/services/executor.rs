@@ -44,6 +44,13 @@ impl ShellResult {
 pub trait SdkCalls: Send + Sync {
     /// Answers one request.
     fn call(&self, request: serde_json::Value) -> BoxFuture<'_, serde_json::Value>;
+
+    /// The Python source of the typed module of the tools the code may call (`cy_sdk.tools`),
+    /// which an executor running the code on another host sends along with it; `None` when
+    /// there is none.
+    fn python_module(&self) -> Option<std::sync::Arc<str>> {
+        None
+    }
 }
 
 /// Options for one [`CodeExecutor::execute`] call.
@@ -66,12 +73,23 @@ pub struct CodeOptions {
     pub pass_fds: Vec<super::PassedFd>,
     /// Files and folders the run may read besides what its sandbox allows every command.
     pub read_only: Vec<std::path::PathBuf>,
+    /// Folders the Python code imports modules from first (code mode's `cy_sdk`). An executor
+    /// puts them on the code's `sys.path` whatever options its command runs Python with
+    /// (isolated mode, `-I`, ignores `PYTHONPATH`), without moving the line numbers of the
+    /// code's tracebacks. Executors that run the code on another host ignore them.
+    pub python_path: Vec<std::path::PathBuf>,
     /// The id of the tool call that asked for this run, when there is one: calls the code makes
     /// back into the session are recorded under it.
     pub call_id: Option<String>,
     /// Where an executor that [relays SDK calls](CodeExecutor::relays_sdk_calls) sends them;
     /// `None` when code mode is off.
     pub sdk: Option<std::sync::Arc<dyn SdkCalls>>,
+    /// Raised by the number of lines the code prints (stdout and stderr) as it prints them,
+    /// for progress; executors that cannot watch the output leave it alone.
+    pub output_lines: Option<super::ProgressCounter>,
+    /// Who the calls the code makes back into the session (code mode) ask for approval: the
+    /// `execute_code` call's own approver, so they ask the same person.
+    pub approver: Option<std::sync::Arc<dyn crate::approval::Approver>>,
 }
 
 impl std::fmt::Debug for CodeOptions {
@@ -84,8 +102,11 @@ impl std::fmt::Debug for CodeOptions {
         #[cfg(unix)]
         out.field("pass_fds", &self.pass_fds);
         out.field("read_only", &self.read_only)
+            .field("python_path", &self.python_path)
             .field("call_id", &self.call_id)
             .field("sdk", &self.sdk.is_some())
+            .field("output_lines", &self.output_lines)
+            .field("approver", &self.approver.is_some())
             .finish()
     }
 }
@@ -100,8 +121,11 @@ impl Default for CodeOptions {
             #[cfg(unix)]
             pass_fds: Vec::new(),
             read_only: Vec::new(),
+            python_path: Vec::new(),
             call_id: None,
             sdk: None,
+            output_lines: None,
+            approver: None,
         }
     }
 }

@@ -1,11 +1,13 @@
 //! `Session`: a toolset bound to its context, whose calls are recorded in the context's log.
 
+use std::any::Any;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tokio_util::sync::CancellationToken;
 
 use super::spec::SessionSpec;
+use crate::approval::Approval;
 use crate::binding::{SessionIdentity, ToolContext, Toolset};
 use crate::call::{ToolCall, ToolResult};
 use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError};
@@ -42,6 +44,9 @@ pub struct Session {
     tools: Toolset,
     spec: Option<Arc<SessionSpec>>,
     parent_call: Option<String>,
+    /// What must live as long as any clone of this session does (see
+    /// [`with_keep_alive`](Self::with_keep_alive)).
+    keep_alive: Option<Arc<dyn Any + Send + Sync>>,
 }
 
 impl Session {
@@ -52,7 +57,29 @@ impl Session {
             tools,
             spec: None,
             parent_call: None,
+            keep_alive: None,
         }
+    }
+
+    /// The same session, keeping `value` alive as long as it or any clone of it is.
+    ///
+    /// A service in the session's context that calls the session back (code mode's executor)
+    /// can hold only a weak reference to it: the session's tools hold the context, so a strong
+    /// one would be a cycle that is never freed. The session builder gives that service a
+    /// session to point at and hands it here, so the session the application holds is what
+    /// keeps it alive.
+    #[must_use]
+    pub fn with_keep_alive(mut self, value: Arc<dyn Any + Send + Sync>) -> Self {
+        self.keep_alive = Some(value);
+        self
+    }
+
+    /// The same session with only `tools` (say, a subset of its own): the context, spec,
+    /// parent call and what it keeps alive stay.
+    #[must_use]
+    pub fn with_tools(mut self, tools: Toolset) -> Self {
+        self.tools = tools;
+        self
     }
 
     /// The same session, built from `spec`.
@@ -67,6 +94,41 @@ impl Session {
     pub fn with_parent_call(mut self, call: impl Into<String>) -> Self {
         self.parent_call = Some(call.into());
         self
+    }
+
+    /// The same session, its calls asking for approval as `approval` says (a host's setting
+    /// over the spec's: `cy-tools mcp --approve`). The tools are bound again, to a copy of the
+    /// context with these settings; the log, the workspace and the rest are shared.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use cy_tools::approval::{Approval, ApprovalPolicy};
+    /// use cy_tools::{Session, SessionIdentity, ToolContext, Toolset};
+    ///
+    /// let session = Session::new(Arc::new(ToolContext::new(SessionIdentity::root("s", "t"))), Toolset::default());
+    /// let asking = session.with_approval(Approval::new(ApprovalPolicy::All));
+    /// assert_eq!(asking.context().approval().policy, ApprovalPolicy::All);
+    /// ```
+    #[must_use]
+    pub fn with_approval(self, approval: Approval) -> Self {
+        let context = Arc::new((*self.context).clone().with_approval(approval));
+        let tools = self
+            .tools
+            .iter()
+            .filter_map(|tool| match tool.rebind(&context) {
+                Ok(tool) => Some(tool),
+                // It was bound to the same services a moment ago: only a bug gets here.
+                Err(err) => {
+                    tracing::error!(tool = tool.name(), "could not bind the tool again: {err}");
+                    None
+                }
+            })
+            .collect();
+        Session {
+            context,
+            tools: Toolset::new(tools),
+            ..self
+        }
     }
 
     /// The session's id.

@@ -3,12 +3,14 @@
 use serde::{Deserialize, Serialize};
 
 use crate::BoxFuture;
+use crate::approval::ApprovalPolicy;
 use crate::binding::SessionIdentity;
 use crate::services::ServiceError;
 
 /// Everything needed to rebuild a session in any process that has the registry: who it is,
 /// where it works, which tools it has (by name), how its code runs, whether it has a chat,
-/// which subagents it may start and how deep the tree may grow.
+/// whether its code may call its tools back (code mode), which subagents it may start and how
+/// deep the tree may grow.
 ///
 /// It holds names and settings only, so it round-trips through JSON and a database row.
 /// Secrets are not in it either: a remote executor names the environment variable its token
@@ -26,6 +28,12 @@ use crate::services::ServiceError;
 /// let back: SessionSpec = serde_json::from_str(&json).unwrap();
 /// assert_eq!(back, spec);
 /// assert_eq!(back.executor, ExecutorSpec::default());
+///
+/// // A spec written before approvals existed loads, and asks for none.
+/// let old: SessionSpec = serde_json::from_str(
+///     r#"{"identity": {"session_id": "s-0", "tenant": "acme", "lineage": [], "depth": 0}, "workspace": "/w"}"#,
+/// ).unwrap();
+/// assert_eq!(old.approve, cy_tools::approval::ApprovalPolicy::None);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -53,6 +61,12 @@ pub struct SessionSpec {
     /// Whether the session is bound to a chat (only root sessions can be).
     #[serde(default)]
     pub chat: bool,
+    /// Code mode: the code `execute_code` runs may call the session's other tools, as Python
+    /// functions of a module generated from them (`cy_sdk.tools.read_file(path)`), each call
+    /// validated, approved and logged like the model's own. Off by default; a spec stored
+    /// before the setting existed loads with it off, and one with it off is stored without it.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub code_mode: bool,
     /// The subagents the session may start, by profile name.
     #[serde(default)]
     pub subagents: Vec<SubagentProfile>,
@@ -60,10 +74,20 @@ pub struct SessionSpec {
     /// gets no factory and starts no subagents.
     #[serde(default = "default_max_depth")]
     pub max_depth: u32,
+    /// Which of the session's calls a person must approve before they run (asked in its chat
+    /// unless its host asks another way); `none` when left out, so older specs load unchanged,
+    /// and not written when `none`, so a spec that asks nothing reads as it did before.
+    #[serde(default, skip_serializing_if = "ApprovalPolicy::is_none")]
+    pub approve: ApprovalPolicy,
 }
 
 fn default_max_depth() -> u32 {
     2
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+fn is_false(value: &bool) -> bool {
+    !*value
 }
 
 impl SessionSpec {
@@ -81,9 +105,18 @@ impl SessionSpec {
             tools: Vec::new(),
             executor: ExecutorSpec::default(),
             chat: false,
+            code_mode: false,
             subagents: Vec::new(),
             max_depth: default_max_depth(),
+            approve: ApprovalPolicy::None,
         }
+    }
+
+    /// The same spec with another approval policy.
+    #[must_use]
+    pub fn with_approve(mut self, approve: ApprovalPolicy) -> Self {
+        self.approve = approve;
+        self
     }
 
     /// The same spec with these tool names.
@@ -111,6 +144,27 @@ impl SessionSpec {
     #[must_use]
     pub fn with_chat(mut self, chat: bool) -> Self {
         self.chat = chat;
+        self
+    }
+
+    /// The same spec with code mode on or off: when on, the code `execute_code` runs may call
+    /// the session's other tools.
+    ///
+    /// ```
+    /// use cy_tools::SessionSpec;
+    ///
+    /// let spec = SessionSpec::root("s-1", "acme", "/srv/work/s-1").with_code_mode(true);
+    /// let json = serde_json::to_value(&spec).unwrap();
+    /// assert_eq!(json["code_mode"], true);
+    /// // Off, the setting is not written, and a spec without it loads with it off.
+    /// let off = serde_json::to_value(spec.with_code_mode(false)).unwrap();
+    /// assert!(off.get("code_mode").is_none());
+    /// let back: SessionSpec = serde_json::from_value(off).unwrap();
+    /// assert!(!back.code_mode);
+    /// ```
+    #[must_use]
+    pub fn with_code_mode(mut self, code_mode: bool) -> Self {
+        self.code_mode = code_mode;
         self
     }
 
@@ -236,6 +290,10 @@ pub struct SubagentProfile {
     /// What one run of it may use.
     #[serde(default)]
     pub limits: SubagentLimits,
+    /// The model that runs it, for a host whose agent loop reads it (`cy-tools-builtin`'s
+    /// feature `agent`); absent in specs written before profiles named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelSpec>,
 }
 
 impl SubagentProfile {
@@ -248,6 +306,7 @@ impl SubagentProfile {
             name: name.into(),
             tools: tools.into_iter().map(Into::into).collect(),
             limits: SubagentLimits::default(),
+            model: None,
         }
     }
 
@@ -257,18 +316,112 @@ impl SubagentProfile {
         self.limits = limits;
         self
     }
+
+    /// The same profile run by `model`.
+    #[must_use]
+    pub fn with_model(mut self, model: ModelSpec) -> Self {
+        self.model = Some(model);
+        self
+    }
+}
+
+/// Which model runs a subagent, and how to reach it. Names only: the API key is read from the
+/// environment variable `key_var` names, so no secret is ever stored in a spec.
+///
+/// ```
+/// use cy_tools::{ModelProvider, ModelSpec, SubagentProfile};
+///
+/// let profile = SubagentProfile::new("researcher", ["read_file"])
+///     .with_model(ModelSpec::new(ModelProvider::Anthropic, "claude-sonnet-4-5"));
+/// let json = serde_json::to_value(&profile).unwrap();
+/// assert_eq!(json["model"]["provider"], "anthropic");
+/// // A profile written before profiles named a model still loads.
+/// let old: SubagentProfile = serde_json::from_str(r#"{"name": "w", "tools": []}"#).unwrap();
+/// assert_eq!(old.model, None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// Whose wire format the loop speaks.
+    pub provider: ModelProvider,
+    /// The model's name, as the provider spells it (`gpt-4.1`, `claude-sonnet-4-5`, `qwen3:8b`).
+    pub model: String,
+    /// Where the API is, such as `http://127.0.0.1:11434/v1` for a local OpenAI-compatible
+    /// server [default: the provider's own API].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key (never the key) [default:
+    /// `OPENAI_API_KEY` or `ANTHROPIC_API_KEY`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_var: Option<String>,
+    /// Whether tools are declared with `strict: true` [default: on for the provider's own API,
+    /// off for other base URLs, whose servers often reject it].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+}
+
+impl ModelSpec {
+    /// `model` on `provider`'s own API, with its usual key variable.
+    pub fn new(provider: ModelProvider, model: impl Into<String>) -> Self {
+        ModelSpec {
+            provider,
+            model: model.into(),
+            base_url: None,
+            key_var: None,
+            strict: None,
+        }
+    }
+
+    /// The same model at another base URL.
+    #[must_use]
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = Some(base_url.into());
+        self
+    }
+
+    /// The same model, its key read from the environment variable `key_var`.
+    #[must_use]
+    pub fn with_key_var(mut self, key_var: impl Into<String>) -> Self {
+        self.key_var = Some(key_var.into());
+        self
+    }
+}
+
+/// A model API's wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ModelProvider {
+    /// OpenAI Chat Completions, which vLLM, Ollama, llama.cpp's server and OpenRouter speak too.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// The Anthropic Messages API.
+    #[serde(rename = "anthropic")]
+    Anthropic,
+}
+
+impl ModelProvider {
+    /// The name in specs and on the command line: `openai`, `anthropic`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ModelProvider::OpenAi => "openai",
+            ModelProvider::Anthropic => "anthropic",
+        }
+    }
 }
 
 /// Limits of one subagent run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubagentLimits {
-    /// Model turns the runner may take (it enforces this; the agent loop is the application's).
+    /// Model turns the runner may take (the runner keeps this limit: `cy-tools-builtin`'s
+    /// model loop does, and so must an application's own).
     #[serde(default = "default_max_turns")]
     pub max_turns: u32,
     /// Wall-clock limit of the whole run, in milliseconds.
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
+    /// Tokens (input and output, over every turn) the run may use; none when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
 }
 
 fn default_max_turns() -> u32 {
@@ -284,6 +437,7 @@ impl Default for SubagentLimits {
         SubagentLimits {
             max_turns: default_max_turns(),
             timeout_ms: default_timeout_ms(),
+            max_tokens: None,
         }
     }
 }

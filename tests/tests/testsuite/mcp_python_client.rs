@@ -107,6 +107,34 @@ fn official_client_drives_an_application_server() {
     );
 }
 
+/// `cy-tools mcp --code-mode`: the client sees `execute_code` described with the functions of
+/// `cy_sdk.tools`, and its code writes and reads a file through two of them.
+#[test]
+fn official_client_runs_code_mode() {
+    let Some(python) = python("official_client_runs_code_mode") else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let output = Command::new(python)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/mcp_code_mode_check.py"))
+        .arg(workspace.path())
+        .arg(app().get_program())
+        .args([
+            "mcp",
+            "--code-mode",
+            "--tools",
+            "read_file,write_file,execute_code",
+            "--root",
+        ])
+        .arg(workspace.path())
+        .output()
+        .unwrap();
+    check(
+        &output,
+        "the Python MCP client against `cy-tools mcp --code-mode`",
+    );
+}
+
 /// `schema` of an application tool in a dialect that cannot express it: the exporter's error,
 /// on one line, and exit code 2.
 #[test]

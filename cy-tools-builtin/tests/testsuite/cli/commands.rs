@@ -324,7 +324,7 @@ fn a_bad_session_spec_is_one_line_naming_the_problem() {
     let dir = workspace();
     let spec = dir.path().join("session.json");
     let spec_arg = spec.to_str().unwrap();
-    let example = r#"expected for example {"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"]}"#;
+    let example = r#"expected for example {"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"], "code_mode": false}"#;
 
     std::fs::write(&spec, r#"{"session": "s-1"}"#).unwrap();
     let err = one_line_error(
@@ -334,7 +334,7 @@ fn a_bad_session_spec_is_one_line_naming_the_problem() {
     assert_eq!(
         err,
         format!(
-            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `session_id`, `tenant`, `workspace`, `tools` at line 1 column 10; {example}"
+            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `session_id`, `tenant`, `workspace`, `tools`, `code_mode`, `approve` at line 1 column 10; {example}"
         )
     );
 

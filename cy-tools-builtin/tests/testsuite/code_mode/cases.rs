@@ -156,6 +156,8 @@ child = subprocess.run(["sh", "-c", "[ -e /dev/fd/%d ] && echo kept || echo gone
 folder = os.environ["PYTHONPATH"]
 print(json.dumps({"socket": kind, "answer": answer, "child": child,
                   "module": sorted(os.listdir(folder)),
+                  "package": sorted(f for f in os.listdir(os.path.join(folder, "cy_sdk")) if f.endswith(".py")),
+                  "first_on_path": sys.path[0] == folder,
                   "names": sorted(k for k in os.environ if k.startswith("CY_")),
                   "values": [v for k, v in os.environ.items() if k != "PYTHONPATH"]}))
 "#;
@@ -163,8 +165,11 @@ print(json.dumps({"socket": kind, "answer": answer, "child": child,
         assert_eq!(out["socket"], true);
         assert_eq!(out["answer"], json!({"words": 3, "distinct": 2}));
         assert_eq!(out["child"], "gone");
-        // The module folder holds the module, nothing that reaches the channel.
-        assert_eq!(out["module"], json!(["cy_sdk.py"]));
+        // The module folder holds the package (its own code and the generated `tools`), nothing
+        // that reaches the channel; it is first on the code's `sys.path`.
+        assert_eq!(out["module"], json!(["cy_sdk"]));
+        assert_eq!(out["package"], json!(["__init__.py", "tools.py"]));
+        assert_eq!(out["first_on_path"], true);
         // No socket path, no token: nothing another process could use to reach the channel.
         assert_eq!(out["names"], json!(["CY_SDK_FD"]));
         for value in out["values"].as_array().unwrap() {

@@ -2,9 +2,11 @@
 //! behaviour and the limits both backends share (`cases`, `limits`, run on each), what only one
 //! backend shows, and attacks by a hostile model or client.
 
+mod approval;
 mod attacks;
 mod cases;
 mod harness;
 mod limits;
 mod local;
 mod remote;
+mod typed;

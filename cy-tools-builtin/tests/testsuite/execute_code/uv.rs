@@ -63,6 +63,11 @@ fn limits(uv_dir: &std::path::Path, isolation: Isolation) -> ExecLimits {
 
 /// Runs `code` with `execute_code` in a fresh session of the default executor under `limits`.
 async fn run(limits: ExecLimits, code: &str) -> (bool, String) {
+    run_in(limits, code, false).await
+}
+
+/// The same, with code mode on or off.
+async fn run_in(limits: ExecLimits, code: &str, code_mode: bool) -> (bool, String) {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(dir.path().join("sessions.db")).unwrap();
     let factory =
@@ -70,11 +75,11 @@ async fn run(limits: ExecLimits, code: &str) -> (bool, String) {
             .with_exec_limits(limits);
     let workspace = dir.path().join("w");
     let session = factory
-        .create(SessionSpec::root(
-            "s-1",
-            "acme",
-            workspace.to_str().unwrap(),
-        ))
+        .create(
+            SessionSpec::root("s-1", "acme", workspace.to_str().unwrap())
+                .with_tools(["read_file"])
+                .with_code_mode(code_mode),
+        )
         .await
         .unwrap();
     let result = session
@@ -93,6 +98,17 @@ async fn uv_installs_a_scripts_inline_dependency_when_the_session_allows_the_net
     let (failed, text) = run(limits(&uv, Isolation::Network), NEEDS_INICONFIG).await;
     assert!(!failed, "{text}");
     assert_eq!(text, "b = 1");
+}
+
+/// Code mode runs the code through a bootstrap beside it (`executor/bootstrap.rs`), which carries
+/// the code's inline metadata, so uv still installs what the code asks for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_code_mode_uv_still_installs_the_inline_dependency() {
+    let Some(uv) = uv_dir() else { return };
+    let code = format!("{NEEDS_INICONFIG}import cy_sdk\nprint(cy_sdk.tools())\n");
+    let (failed, text) = run_in(limits(&uv, Isolation::Network), &code, true).await;
+    assert!(!failed, "{text}");
+    assert_eq!(text, "b = 1\n['read_file']");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

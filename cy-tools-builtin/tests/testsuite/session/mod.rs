@@ -2,6 +2,7 @@
 //! mid-write, run concurrently, and their children isolated from each other and the parent.
 
 mod child_isolation;
+mod code_mode;
 mod composition;
 mod concurrent;
 mod cross_process;

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::{
-    BoxFuture, CancellationToken, Chat, ChatMessage, ChildOutcome, ChildRequest, ChildSession,
-    CodeExecutor, CodeOptions, Coordinator, DirEntryInfo, ExecOptions, ExecutionLog, LogEntry,
-    ProcessInfo, ProcessOutput, ProcessTable, Sandbox, SearchOptions, SearchResult, ServiceError,
-    ServiceErrorKind, SessionFactory, ShellResult, WalkOptions, WalkResult,
+    BoxFuture, CancellationToken, Chat, ChatMessage, ChildOutcome, ChildRequest, CodeExecutor,
+    CodeOptions, Coordinator, DirEntryInfo, ExecOptions, ExecutionLog, LogEntry, ProcessInfo,
+    ProcessOutput, ProcessTable, Sandbox, SearchOptions, SearchResult, ServiceError,
+    ServiceErrorKind, Session, SessionFactory, ShellResult, WalkOptions, WalkResult,
 };
 
 fn refused(what: &str) -> ServiceError {
@@ -197,10 +197,7 @@ impl SessionFactory for InstantFactory {
         vec!["researcher".to_string(), "failing".to_string()]
     }
 
-    fn spawn_child(
-        &self,
-        _request: ChildRequest,
-    ) -> BoxFuture<'_, Result<ChildSession, ServiceError>> {
+    fn spawn_child(&self, _request: ChildRequest) -> BoxFuture<'_, Result<Session, ServiceError>> {
         Box::pin(async { Err(refused("building child sessions")) })
     }
 

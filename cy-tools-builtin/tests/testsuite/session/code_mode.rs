@@ -1,0 +1,123 @@
+//! A spec with code mode on: the factory wraps its executor, local or remote, so the code calls
+//! the session's tools through `cy_sdk.tools`, nested calls logged under the `execute_code`
+//! call; with it off, there is no `cy_sdk`.
+
+use std::sync::Arc;
+
+use cy_tools::{CancellationToken, ExecutorSpec, ToolCall, ToolRegistry};
+use cy_tools_builtin::SqliteStore;
+use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
+use cy_tools_builtin::session::LocalSessionFactory;
+use serde_json::json;
+
+use super::{runtime, spec};
+
+const TOKEN: &str = "code-mode-factory-token-0123456789";
+
+fn factory(dir: &std::path::Path) -> LocalSessionFactory {
+    let store = SqliteStore::open(dir.join("sessions.db")).unwrap();
+    LocalSessionFactory::with_sqlite(Arc::new(ToolRegistry::linked().unwrap()), store)
+        .with_secrets(|name| (name == "CODE_MODE_TOKEN").then(|| TOKEN.to_string()))
+}
+
+const CODE: &str = "import cy_sdk\nprint(cy_sdk.tools.read_file('a.txt'))";
+
+#[test]
+fn the_factory_honours_code_mode_for_local_and_remote_executors() {
+    runtime().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let server_root = tempfile::tempdir().unwrap();
+        let config = ControlServerConfig {
+            token: Some(TOKEN.into()),
+            ..ControlServerConfig::new("127.0.0.1:0".parse().unwrap(), server_root.path())
+        };
+        let server = ControlServer::bind(config).await.unwrap();
+        let url = format!("http://{}", server.local_addr().unwrap());
+        tokio::spawn(server.run());
+        let factory = factory(dir.path());
+        let executors = [
+            ("s-local", ExecutorSpec::default()),
+            (
+                "s-remote",
+                ExecutorSpec::Remote {
+                    url,
+                    token_var: "CODE_MODE_TOKEN".into(),
+                },
+            ),
+        ];
+        let cancel = CancellationToken::new();
+        for (id, executor) in executors {
+            let workspace = dir.path().join(id);
+            let spec = spec(id, &workspace)
+                .with_executor(executor)
+                .with_tools(["read_file", "write_file"])
+                .with_code_mode(true);
+            let session = factory.create(spec).await.unwrap();
+            let wrote = session
+                .execute(
+                    "write_file",
+                    ToolCall::new("w", json!({"path": "a.txt", "content": id})),
+                    &cancel,
+                )
+                .await;
+            assert!(!wrote.is_error, "{}", wrote.text_content());
+            let ran = session
+                .execute(
+                    "execute_code",
+                    ToolCall::new("c", json!({ "code": CODE })),
+                    &cancel,
+                )
+                .await;
+            assert_eq!(ran.text_content(), format!("     1\t{id}"), "{id}");
+            // The nested call is in the session's log, under the call that ran the code.
+            let nested: Vec<(String, Option<String>)> = session
+                .entries()
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|e| (e.tool, e.parent_call))
+                .collect();
+            assert!(
+                nested.contains(&("read_file".to_string(), Some("c".to_string()))),
+                "{id}: {nested:?}"
+            );
+            // Resumed (a new build from the stored spec): still in code mode.
+            drop(session);
+            let resumed = factory.resume(id).await.unwrap();
+            assert!(resumed.spec().unwrap().code_mode);
+            let again = resumed
+                .execute(
+                    "execute_code",
+                    ToolCall::new("c2", json!({ "code": CODE })),
+                    &cancel,
+                )
+                .await;
+            assert_eq!(again.text_content(), format!("     1\t{id}"), "{id}");
+        }
+
+        // Off (the default): no module.
+        let plain = factory
+            .create(
+                spec("s-plain", &dir.path().join("plain")).with_executor(ExecutorSpec::default()),
+            )
+            .await
+            .unwrap();
+        assert!(!plain.spec().unwrap().code_mode);
+        let ran = plain
+            .execute(
+                "execute_code",
+                ToolCall::new("c", json!({ "code": CODE })),
+                &cancel,
+            )
+            .await;
+        assert!(ran.is_error);
+        assert!(
+            ran.text_content()
+                .contains("ModuleNotFoundError: No module named 'cy_sdk'"),
+            "{}",
+            ran.text_content()
+        );
+        let description = plain.tools().get("execute_code").unwrap().description();
+        assert!(!description.contains("cy_sdk"), "{description}");
+    });
+}
