@@ -205,3 +205,33 @@ fn a_child_of_a_remote_session_works_and_runs_code_in_its_folder_there() {
     });
     assert!(!dir.path().join("worker").exists());
 }
+
+/// A spec stored before `workspace_host` existed, of a session whose code ran on a control
+/// server: its JSON as that code wrote it loads and resumes as it did then, its file tools in
+/// its local folder (so nothing it left there is lost).
+#[test]
+fn a_remote_executor_spec_stored_before_workspace_hosts_resumes_with_its_local_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("old-folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("left.txt"), "left here\n").unwrap();
+    let old = format!(
+        r#"{{"identity":{{"session_id":"s-old","tenant":"acme","lineage":[],"depth":0}},"workspace":{},"tools":["read_file"],"executor":{{"kind":"remote","url":"http://127.0.0.1:9","token_var":"{TOKEN_VAR}"}},"chat":false,"subagents":[],"max_depth":2}}"#,
+        serde_json::to_string(folder.to_str().unwrap()).unwrap()
+    );
+    let spec: SessionSpec = serde_json::from_str(&old).unwrap();
+    assert_eq!(spec.workspace_host, None);
+    runtime().block_on(async {
+        let factory = factory(dir.path());
+        factory.specs().insert_spec(&spec).await.unwrap();
+        let session = factory.resume("s-old").await.unwrap();
+        let read = session
+            .execute(
+                "read_file",
+                ToolCall::new("c1", json!({"path": "left.txt"})),
+                &CancellationToken::new(),
+            )
+            .await;
+        assert_eq!(read.text_content(), "     1\tleft here");
+    });
+}
