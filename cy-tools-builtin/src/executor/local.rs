@@ -113,6 +113,19 @@ impl LocalExecutor {
         self
     }
 
+    /// The same executor in `folder` of its sandbox ([`Sandbox::scoped`]): a child's code,
+    /// which cannot leave that folder.
+    ///
+    /// # Errors
+    /// As [`Sandbox::scoped`].
+    #[cfg(feature = "control-server")]
+    pub(crate) fn scoped(&self, folder: &str) -> Result<Self, ServiceError> {
+        Ok(LocalExecutor {
+            env: self.env.scoped(folder)?,
+            ..self.clone()
+        })
+    }
+
     /// The command line, with `{file}` where the script's path goes.
     pub fn command(&self) -> &str {
         &self.command

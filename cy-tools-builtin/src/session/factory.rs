@@ -380,6 +380,9 @@ impl LocalSessionFactory {
                 .unwrap_or_else(|| format!("subagents/{}-{n}", profile.name));
             // Scoping through the parent's view refuses a folder outside it, and creates it.
             let env = parent_env.scoped(&folder)?;
+            // A remote view's folder is made, or refused, at its first use: here, so a folder
+            // that cannot be a child's fails the spawn, as a local one does.
+            env.stat(".").await?;
             let host_path = parent_env.resolve_path(&folder)?;
             let spec = child_spec(parent, profile, id, &host_path);
             let spec = Arc::new(spec);
@@ -545,11 +548,12 @@ impl LocalSessionFactory {
                         ),
                     )
                 })?;
-                Arc::new(crate::executor::RemoteExecutor::new(
-                    url,
-                    workspace::executor_name(spec, url),
-                    token,
-                )?)
+                let (name, folder) = workspace::executor_place(spec, url);
+                let executor = crate::executor::RemoteExecutor::new(url, name, token)?;
+                Arc::new(match folder {
+                    Some(folder) => executor.with_scope(folder),
+                    None => executor,
+                })
             }
         })
     }
