@@ -69,7 +69,7 @@ pub struct LocalSessionFactory {
 }
 
 #[derive(Clone)]
-struct Host {
+pub(super) struct Host {
     registry: Arc<ToolRegistry>,
     specs: Arc<dyn SpecStore>,
     log: Arc<dyn ExecutionLog>,
@@ -84,6 +84,8 @@ struct Host {
     exec_limits: ExecLimits,
     run_slots: RunSlots,
     state: StateMap,
+    /// Limits and approval of the nested calls of sessions in code mode.
+    pub(super) code_mode: code_mode::Settings,
 }
 
 impl LocalSessionFactory {
@@ -109,6 +111,7 @@ impl LocalSessionFactory {
                 exec_limits: ExecLimits::default(),
                 run_slots: RunSlots::for_this_host(),
                 state: StateMap::new(),
+                code_mode: code_mode::Settings::default(),
             }),
         }
     }
@@ -143,7 +146,7 @@ impl LocalSessionFactory {
         Ok(LocalSessionFactory::with_sqlite(Arc::new(registry), store).with_chat(Arc::new(chat)))
     }
 
-    fn host_mut(&mut self) -> &mut Host {
+    pub(super) fn host_mut(&mut self) -> &mut Host {
         Arc::make_mut(&mut self.host)
     }
 
@@ -519,7 +522,7 @@ impl LocalSessionFactory {
         let log: Arc<dyn ExecutionLog> =
             Arc::new(KeyedLog::new(Arc::clone(&self.host.log), spec.id()));
         let executor = self.executor(&spec, &env)?;
-        let code_mode = code_mode::wrap(&spec, executor)?;
+        let code_mode = code_mode::wrap(&spec, executor, &self.host.code_mode)?;
         let mut context = ToolContext::new(spec.identity.clone())
             .with_env(Arc::clone(&env))
             .with_executor(code_mode.executor())
