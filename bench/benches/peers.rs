@@ -1,23 +1,27 @@
 //! cy-tools against rmcp on the same 16 tools, in one criterion run:
 //!
-//! * `peers_bind`: a new session's tool list. rmcp: `RmcpTools::new()`, which runs the
-//!   `#[tool_router]`-generated `Self::tool_router()` (16 `Tool` values with their cached schemas
-//!   into the router's map); also, for reference, cloning a router built once. cy-tools:
-//!   `ToolRegistry::build` of the 16 names for a session context (one `Arc` of the context,
-//!   16 capability checks, 16 bound tools sharing the cached schemas); also `build_shared` for a
-//!   context already in an `Arc`, as a session factory hands it over, which is binding alone.
+//! * `peers_bind`: a new session's tool list. The baseline is what an rmcp server that builds
+//!   its `ToolRouter` once does per session: clone it (`rmcp_clone_router`). cy-tools:
+//!   `ToolRegistry::build` of the 16 names for a session context (one `Arc` of the context, 16
+//!   capability checks, 16 bound tools sharing the cached schemas), and `build_shared` for a
+//!   context already in an `Arc`, as a session factory hands it over. Also, as a second
+//!   baseline, rmcp building the router per session (`RmcpTools::new()`, the
+//!   `#[tool_router]`-generated `Self::tool_router()`).
 //! * `peers_call_read_file` (strings and optional integers) and `peers_call_schedule_event` (a
-//!   nested struct, a `Vec` of structs, enums): one call with its JSON arguments, deserialized
-//!   into the shared parameter struct (unknown fields denied on both sides), the body, the
-//!   result wrapped. rmcp: `ServerHandler::call_tool`, which `#[tool_handler]` routes through the
-//!   server's `ToolRouter` to a `CallToolResult`, with the `CallToolRequestParams` and the
-//!   `RequestContext` (request id, a clone of the session's `Peer`, a fresh cancellation token)
-//!   rmcp's service makes for each request. cy-tools: `BoundTool::execute` with a `ToolCall` (id
-//!   and arguments) and the session's cancellation token, to a `ToolResult`. Both clone the same
-//!   argument object first and run on the same current-thread Tokio runtime.
-//! * `peers_list`: the whole list as MCP `tools/list` JSON text. rmcp: `ToolRouter::list_all()`
-//!   serialized; cy-tools: `Dialect::Mcp.export_toolset_json` (the declarations written from the
-//!   borrowed schemas; `export_toolset` builds `Value`s, which copies every schema).
+//!   nested struct, a `Vec` of structs, enums): one `tools/call` through the same path on both
+//!   sides: the server's `ServerHandler::call_tool` with the `CallToolRequestParams` and the
+//!   `RequestContext` (request id, a clone of the session's `Peer`, a fresh cancellation
+//!   token) rmcp's service makes for each request, to a `CallToolResult`. rmcp: the
+//!   `#[tool_handler]` server, through its `ToolRouter`. cy-tools: its MCP server
+//!   (`cy_tools_builtin::mcp::McpServer`, as `cy-tools mcp --http` runs calls: on the
+//!   protocol's own runtime), through the toolset to `BoundTool::execute` and the conversion.
+//!   The bare `BoundTool::execute` (a `ToolCall` and a token made once, to a `ToolResult`) is a
+//!   second row: what an application calling a tool in-process pays, not an MCP request. Both
+//!   clone the same argument object first and run on the same current-thread Tokio runtime.
+//! * `peers_list`: `tools/list` through the same path: each server's
+//!   `ServerHandler::list_tools` with a per-request context, serialized to JSON text. Second
+//!   row: the list written from the toolset (`ToolRouter::list_all()` serialized, against
+//!   `Dialect::Mcp.export_toolset_json`), what a server that keeps no list pays.
 //!
 //! Each group first prints a paired ratio (`cy_tools_bench::paired`: the two sides timed in
 //! alternating rounds, median of the per-round ratios), which a change of load between
@@ -34,6 +38,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::{CancellationToken, Dialect, SessionIdentity, ToolCall, ToolContext, Toolset};
 use cy_tools_bench::{ours, paired, peer_rmcp::RmcpTools};
+use cy_tools_builtin::mcp::McpServer;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, NumberOrString};
 use rmcp::service::RequestContext;
 use rmcp::{Peer, RoleServer, ServerHandler};
@@ -58,29 +63,34 @@ fn our_toolset() -> Toolset {
     tools
 }
 
-/// The service and pipe end behind an rmcp peer, kept alive while the peer is used.
-type RmcpService = (
-    rmcp::service::RunningService<RoleServer, RmcpTools>,
+/// The service and pipe end behind a peer, kept alive while the peer is used.
+type Service<S> = (
+    rmcp::service::RunningService<RoleServer, S>,
     tokio::io::DuplexStream,
 );
 
-/// rmcp's `RequestContext` needs the session's `Peer`, which only rmcp's service loop makes
-/// (its constructor is crate-private): serve the server over an in-process pipe without the
+/// An rmcp `RequestContext` needs the session's `Peer`, which only rmcp's service loop makes
+/// (its constructor is crate-private): serve `server` over an in-process pipe without the
 /// initialize handshake and take the peer from the running service, as the service loop would
-/// hand it to each request.
-fn rmcp_peer(runtime: &Runtime) -> (Peer<RoleServer>, RmcpService) {
+/// hand it to each request. Each side gets the peer of its own service.
+fn peer_of<S: ServerHandler>(runtime: &Runtime, server: S) -> (Peer<RoleServer>, Service<S>) {
     runtime.block_on(async {
         let (server_end, client_end) = tokio::io::duplex(4096);
-        let running = rmcp::service::serve_directly(RmcpTools::new(), server_end, None);
+        let running = rmcp::service::serve_directly(server, server_end, None);
         (running.peer().clone(), (running, client_end))
     })
 }
 
-fn rmcp_text(response: &CallToolResponse) -> String {
+/// The text of a completed, successful `tools/call` answer.
+fn answer_text(side: &str, response: &CallToolResponse) -> String {
     let CallToolResponse::Complete(result) = response else {
-        panic!("rmcp answered {response:?}");
+        panic!("{side} answered {response:?}");
     };
-    assert_ne!(result.is_error, Some(true), "rmcp call failed: {result:?}");
+    assert_ne!(
+        result.is_error,
+        Some(true),
+        "{side} call failed: {result:?}"
+    );
     result
         .content
         .iter()
@@ -145,8 +155,7 @@ fn bind(c: &mut Criterion) {
     let shared = std::sync::Arc::new(context.clone());
     let ours_build = || registry.build(black_box(&names), black_box(&context));
     let ours_shared = || registry.build(black_box(&names), std::sync::Arc::clone(&shared));
-    let ratio = paired::median_ratio(ROUNDS, 200, ours_build, RmcpTools::new);
-    report_paired("peers_bind", "cy_tools_build", "rmcp_tool_router", ratio);
+    // The baseline first: a router built once and cloned per session.
     let rmcp_clone = || black_box(&prototype).clone();
     let ratio = paired::median_ratio(ROUNDS, 200, ours_build, rmcp_clone);
     report_paired("peers_bind", "cy_tools_build", "rmcp_clone_router", ratio);
@@ -157,6 +166,8 @@ fn bind(c: &mut Criterion) {
         "rmcp_clone_router",
         ratio,
     );
+    let ratio = paired::median_ratio(ROUNDS, 200, ours_build, RmcpTools::new);
+    report_paired("peers_bind", "cy_tools_build", "rmcp_tool_router", ratio);
 
     let mut group = c.benchmark_group("peers_bind");
     group.bench_function("rmcp_tool_router", |b| {
@@ -170,9 +181,7 @@ fn bind(c: &mut Criterion) {
     });
     // A session factory makes the context in an `Arc` itself and hands it over: binding alone.
     group.bench_function("cy_tools_build_shared", |b| {
-        b.iter(|| {
-            black_box(registry.build(black_box(&names), std::sync::Arc::clone(&shared)))
-        })
+        b.iter(|| black_box(registry.build(black_box(&names), std::sync::Arc::clone(&shared))))
     });
     group.finish();
 }
@@ -181,36 +190,61 @@ fn call_pair(c: &mut Criterion, tool: &'static str, args: Value, expected: &str)
     let runtime = runtime();
     let tools = our_toolset();
     let ours = tools.get(tool).expect("the tool is bound").clone();
-    let server = RmcpTools::new();
-    let (peer, _service) = rmcp_peer(&runtime);
+    let our_server = McpServer::new(tools.clone()).expect("an MCP server over the 16 tools");
+    let rmcp_server = RmcpTools::new();
+    let (our_peer, _our_service) = peer_of(&runtime, our_server.clone());
+    let (rmcp_peer, _rmcp_service) = peer_of(&runtime, RmcpTools::new());
     let token = CancellationToken::new();
     let args_object = object(args.clone());
 
+    // What each service does per `tools/call` request: params, a context, the handler.
     let rmcp_call = |args: Map<String, Value>| {
         let params = CallToolRequestParams::new(tool).with_arguments(args);
-        let context = RequestContext::new(NumberOrString::Number(1), peer.clone());
-        server.call_tool(params, context)
+        let context = RequestContext::new(NumberOrString::Number(1), rmcp_peer.clone());
+        rmcp_server.call_tool(params, context)
+    };
+    let our_call = |args: Map<String, Value>| {
+        let params = CallToolRequestParams::new(tool).with_arguments(args);
+        let context = RequestContext::new(NumberOrString::Number(1), our_peer.clone());
+        our_server.call_tool(params, context)
     };
     let response = runtime
         .block_on(rmcp_call(args_object.clone()))
         .expect("rmcp call");
-    assert_eq!(rmcp_text(&response), expected);
+    assert_eq!(answer_text("rmcp", &response), expected);
+    let response = runtime
+        .block_on(our_call(args_object.clone()))
+        .expect("cy-tools MCP call");
+    assert_eq!(answer_text("cy-tools", &response), expected);
     let result = runtime.block_on(ours.execute(ToolCall::new("call-1", args.clone()), &token));
     assert!(!result.is_error, "{}", result.text_content());
     assert_eq!(result.text_content(), expected);
 
     let rmcp_once = || runtime.block_on(rmcp_call(black_box(&args_object).clone()));
+    let our_mcp_once = || runtime.block_on(our_call(black_box(&args_object).clone()));
     let ours_once = || {
         runtime.block_on(ours.execute(ToolCall::new("call-1", black_box(&args).clone()), &token))
     };
-    let ratio = paired::median_ratio(ROUNDS, 200, ours_once, rmcp_once);
     let group_name = format!("peers_call_{tool}");
+    let ratio = paired::median_ratio(ROUNDS, 200, our_mcp_once, rmcp_once);
+    report_paired(
+        &group_name,
+        "cy_tools_mcp_call_tool",
+        "rmcp_call_tool",
+        ratio,
+    );
+    let ratio = paired::median_ratio(ROUNDS, 200, ours_once, rmcp_once);
     report_paired(&group_name, "cy_tools_execute", "rmcp_call_tool", ratio);
 
     let mut group = c.benchmark_group(group_name);
     group.bench_function("rmcp_call_tool", |b| {
         b.iter(|| {
             runtime.block_on(async { black_box(rmcp_call(black_box(&args_object).clone()).await) })
+        })
+    });
+    group.bench_function("cy_tools_mcp_call_tool", |b| {
+        b.iter(|| {
+            runtime.block_on(async { black_box(our_call(black_box(&args_object).clone()).await) })
         })
     });
     group.bench_function("cy_tools_execute", |b| {
@@ -251,10 +285,44 @@ fn call(c: &mut Criterion) {
 }
 
 fn list(c: &mut Criterion) {
+    let runtime = runtime();
     let tools = our_toolset();
     let server = RmcpTools::new();
     let (rmcp_bytes, our_bytes) = check_same_tools(&server, &tools);
     println!("tools/list JSON: rmcp {rmcp_bytes} bytes, cy-tools {our_bytes} bytes");
+    let our_server = McpServer::new(tools.clone()).expect("an MCP server over the 16 tools");
+    let (our_peer, _our_service) = peer_of(&runtime, our_server.clone());
+    let (rmcp_peer, _rmcp_service) = peer_of(&runtime, RmcpTools::new());
+
+    // `tools/list` as each service answers it: the handler with a per-request context, the
+    // result serialized.
+    let rmcp_list_tools = || {
+        let context = RequestContext::new(NumberOrString::Number(1), rmcp_peer.clone());
+        let listed = runtime.block_on(black_box(&server).list_tools(None, context));
+        serde_json::to_vec(&listed.expect("rmcp tools/list")).expect("serializable")
+    };
+    let our_list_tools = || {
+        let context = RequestContext::new(NumberOrString::Number(1), our_peer.clone());
+        let listed = runtime.block_on(black_box(&our_server).list_tools(None, context));
+        serde_json::to_vec(&listed.expect("cy-tools tools/list")).expect("serializable")
+    };
+    let (theirs, ours) = (rmcp_list_tools(), our_list_tools());
+    let count = |bytes: &[u8]| {
+        let listed: Value = serde_json::from_slice(bytes).expect("JSON");
+        listed["tools"].as_array().map_or(0, Vec::len)
+    };
+    assert_eq!(
+        (count(&theirs), count(&ours)),
+        (16, 16),
+        "both list the 16 tools"
+    );
+    let ratio = paired::median_ratio(ROUNDS, 20, our_list_tools, rmcp_list_tools);
+    report_paired(
+        "peers_list",
+        "cy_tools_mcp_list_tools",
+        "rmcp_list_tools",
+        ratio,
+    );
 
     let rmcp_list = || serde_json::to_vec(&black_box(&server).router().list_all());
     let ours_list = || {
@@ -271,6 +339,12 @@ fn list(c: &mut Criterion) {
     );
 
     let mut group = c.benchmark_group("peers_list");
+    group.bench_function("rmcp_list_tools", |b| {
+        b.iter(|| black_box(rmcp_list_tools()))
+    });
+    group.bench_function("cy_tools_mcp_list_tools", |b| {
+        b.iter(|| black_box(our_list_tools()))
+    });
     group.bench_function("rmcp_list_all_json", |b| {
         b.iter(|| {
             let listed = black_box(&server).router().list_all();

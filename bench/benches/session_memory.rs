@@ -239,15 +239,37 @@ fn main() {
         bytes: rmcp.bytes as f64 / 1000.0,
         allocations: rmcp.allocations as f64 / 1000.0,
     };
+    drop(servers);
+    // What an rmcp server that builds its router once does per session: clone it.
+    let prototype = RmcpTools::new();
+    let mut clones: Vec<RmcpTools> = Vec::with_capacity(1000);
+    let ((), cloned) = retained(|| {
+        for _ in 0..1000 {
+            clones.push(prototype.clone());
+        }
+    });
+    let rmcp_clone_16 = PerSession {
+        bytes: cloned.bytes as f64 / 1000.0,
+        allocations: cloned.allocations as f64 / 1000.0,
+    };
+    drop(clones);
     writeln!(
         report,
         "\n| the 16 peer tools | bytes per session | allocations per session |\n|---|---|---|\n\
          | cy-tools `registry.build` | {:.0} B | {:.0} |\n\
-         | rmcp `Self::tool_router()` | {:.0} B | {:.0} |",
-        ours_16.bytes, ours_16.allocations, rmcp_16.bytes, rmcp_16.allocations
+         | rmcp, a router built once and cloned (the baseline) | {:.0} B | {:.0} |\n\
+         | rmcp `Self::tool_router()` per session | {:.0} B | {:.0} |\n\
+         | cy-tools / cloned router | {:.2}x | {:.2}x |",
+        ours_16.bytes,
+        ours_16.allocations,
+        rmcp_clone_16.bytes,
+        rmcp_clone_16.allocations,
+        rmcp_16.bytes,
+        rmcp_16.allocations,
+        ours_16.bytes / rmcp_clone_16.bytes,
+        ours_16.allocations / rmcp_clone_16.allocations,
     )
     .unwrap();
-    drop(servers);
 
     print!("{report}");
     let document: Value = json!({
@@ -257,6 +279,7 @@ fn main() {
         "peers": {
             "cy_tools_16": {"bytes_per_session": ours_16.bytes, "allocations_per_session": ours_16.allocations},
             "rmcp_16": {"bytes_per_session": rmcp_16.bytes, "allocations_per_session": rmcp_16.allocations},
+            "rmcp_clone_16": {"bytes_per_session": rmcp_clone_16.bytes, "allocations_per_session": rmcp_clone_16.allocations},
         },
     });
     if let Some(parent) = out.parent() {

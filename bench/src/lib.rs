@@ -22,6 +22,7 @@
 
 pub mod generated;
 pub mod ours;
+#[path = "../../cy-tools/benches/support/paired.rs"]
 pub mod paired;
 pub mod peer_rmcp;
 pub mod tools;

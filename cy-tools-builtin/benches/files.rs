@@ -2,7 +2,14 @@
 //!
 //! * `read_file` of the first 100 lines of 1 MB, 10 MB and 100 MB files, against a
 //!   `BufReader` reading the same 100 lines (the ratio should stay flat as the file grows);
-//! * `search_text` over a tree of 2,000 files (about 40 MB) against `grep -rn` on that tree.
+//! * `search_text` over a tree of 2,000 files (about 40 MB) against other searches of that
+//!   tree with the same number of threads: in `search_2000_files_1_thread` the bench pins
+//!   itself (and so the searches it starts) to one core, where `search_text` searches on one
+//!   thread (it takes `available_parallelism`, which follows the affinity), against `rg -j1`
+//!   and `grep -rn` (single-threaded); in `search_2000_files_all_cores`, unpinned, against `rg`
+//!   (one thread per core, as `search_text` up to its cap of four). `grep -rn` stays there too,
+//!   as the figure earlier runs compared with. Without `rg` (ripgrep, `apt-get install
+//!   ripgrep`) its rows are left out and said so.
 //!
 //! `scripts/bench-files` runs it and prints the ratios.
 
@@ -109,24 +116,72 @@ fn search_tree(c: &mut Criterion) {
         "both must find the same lines"
     );
     assert!(grep_count > 10);
-    let mut group = c.benchmark_group("search_2000_files");
+    let has_rg = Command::new("rg")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has_rg {
+        let rg = Command::new("rg")
+            .args(["-n", "NEEDLE_MARK"])
+            .arg(&root)
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&rg.stdout).lines().count(),
+            grep_count,
+            "rg must find the same lines"
+        );
+    } else {
+        eprintln!("rg (ripgrep) is not installed: its rows are left out");
+    }
+    let search =
+        || black_box(runtime.block_on(tool.execute(ToolCall::new("c", args.clone()), &cancel)));
+    let spawn = |program: &str, flags: &[&str]| {
+        let status = Command::new(program)
+            .args(flags)
+            .arg("NEEDLE_MARK")
+            .arg(&root)
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        black_box(status)
+    };
+
+    // One thread on each side: this thread (whose searches and children inherit its
+    // affinity) pinned to the first core it may use, then unpinned again.
+    let all_cores = rustix::thread::sched_getaffinity(None).expect("the bench's CPU affinity");
+    let mut one_core = rustix::thread::CpuSet::new();
+    let first = (0..rustix::thread::CpuSet::MAX_CPU)
+        .find(|&cpu| all_cores.is_set(cpu))
+        .expect("a core to run on");
+    one_core.set(first);
+    rustix::thread::sched_setaffinity(None, &one_core).expect("pinned to one core");
+    assert_eq!(
+        std::thread::available_parallelism().map_or(1, usize::from),
+        1,
+        "pinned: search_text must see one core"
+    );
+    let mut group = c.benchmark_group("search_2000_files_1_thread");
     group.sample_size(20);
-    group.bench_function("grep_rn", |b| {
-        b.iter(|| {
-            let status = Command::new("grep")
-                .args(["-rn", "NEEDLE_MARK"])
-                .arg(&root)
-                .stdout(Stdio::null())
-                .status()
-                .unwrap();
-            black_box(status)
-        })
-    });
-    group.bench_function("search_text", |b| {
-        b.iter(|| {
-            black_box(runtime.block_on(tool.execute(ToolCall::new("c", args.clone()), &cancel)))
-        })
-    });
+    group.bench_function("grep_rn", |b| b.iter(|| spawn("grep", &["-rn"])));
+    if has_rg {
+        group.bench_function("rg_j1", |b| b.iter(|| spawn("rg", &["-n", "-j1"])));
+    }
+    group.bench_function("search_text", |b| b.iter(search));
+    group.finish();
+    rustix::thread::sched_setaffinity(None, &all_cores).expect("unpinned");
+
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    println!(
+        "search_2000_files_all_cores: {cores} cores; search_text uses up to 4 threads, rg one per core"
+    );
+    let mut group = c.benchmark_group("search_2000_files_all_cores");
+    group.sample_size(20);
+    group.bench_function("grep_rn", |b| b.iter(|| spawn("grep", &["-rn"])));
+    if has_rg {
+        group.bench_function("rg", |b| b.iter(|| spawn("rg", &["-n"])));
+    }
+    group.bench_function("search_text", |b| b.iter(search));
     group.finish();
 }
 

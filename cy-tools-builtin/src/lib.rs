@@ -26,6 +26,7 @@
 //! | `control-server` | [`control_server`]: the host end of the remote executor (implies `code-mode`) |
 //! | `mcp` | [`mcp`]: an MCP server over a session's tools, on stdio |
 //! | `mcp-http` | [`mcp::http`](mcp): the same server over streamable HTTP, with a bearer token, stateless (implies `mcp`) |
+//! | `agent` | [`agent`]: the model loop over the OpenAI Chat Completions and Anthropic Messages APIs, and the runner `delegate` and `workflow` use when a subagent profile names a model (implies `sessions`) |
 //! | `cli` | [`cli`] and the `cy-tools` binary: everything above, from the command line |
 //!
 //! The tools register themselves at link time. An application that uses nothing else from this
@@ -50,6 +51,8 @@ pub use executor::LocalExecutor;
 pub use executor::RunLimits;
 pub use sandbox::{ExecLimits, LocalSandbox, SessionEnv};
 
+#[cfg(feature = "agent")]
+pub mod agent;
 #[cfg(feature = "cli")]
 pub mod cli;
 #[cfg(feature = "code-mode")]
@@ -60,6 +63,8 @@ pub mod control_server;
 mod http_server;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(any(feature = "remote", feature = "control-server"))]
+pub mod remote_sandbox;
 #[cfg(feature = "sessions")]
 pub mod session;
 #[cfg(feature = "sessions")]

@@ -3,7 +3,12 @@
 //! check arguments against the schema (a typed tool whose schema constrains more than its type,
 //! and a raw tool), valid and invalid.
 //!
-//! `scripts/bench-runtime` runs this and prints the ratios from criterion's medians.
+//! `typed_call` first prints a paired ratio (`support/paired.rs`: the two sides timed in
+//! alternating rounds, the median of the per-round ratios, with their quartiles), which a
+//! change of load between criterion's sequential measurements cannot skew; its goal is at
+//! most 1.3x.
+//!
+//! `scripts/bench-runtime` runs this and prints the paired ratio and criterion's medians.
 
 use std::hint::black_box;
 
@@ -16,6 +21,11 @@ use cy_tools::{
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::sync::Arc;
+
+// `median_ratio` is for `bench/`, which includes the same file.
+#[allow(dead_code)]
+#[path = "support/paired.rs"]
+mod paired;
 
 /// Parameters of the measured tool: a string, an integer, an optional flag.
 #[derive(Deserialize, schemars::JsonSchema)]
@@ -100,6 +110,28 @@ fn call(c: &mut Criterion) {
             .block_on(tool.execute(ToolCall::new("c", args.clone()), &token))
             .text_content(),
         "ADAADAADA"
+    );
+
+    // Paired: 201 rounds of 1,000 calls a side, alternating which side goes first.
+    let baseline = || {
+        runtime.block_on(async {
+            let p: GreetParams = serde_json::from_value(black_box(args.clone())).unwrap();
+            greet(p).await
+        })
+    };
+    let ours = || {
+        runtime.block_on(async {
+            let call = ToolCall::new("c", black_box(args.clone()));
+            tool.execute(call, &token).await
+        })
+    };
+    let ratios = paired::round_ratios(201, 1_000, ours, baseline);
+    let quartile = |q: usize| ratios[(ratios.len() - 1) * q / 4];
+    println!(
+        "| paired `typed_call`: `cy_tools_execute` / `baseline_from_value_and_direct_call` | {:.2}x | quartiles {:.2}x-{:.2}x |",
+        quartile(2),
+        quartile(1),
+        quartile(3)
     );
 
     let mut group = c.benchmark_group("typed_call");

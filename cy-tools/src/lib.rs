@@ -49,6 +49,7 @@
 //!
 //! The root holds the names most code uses; [`prelude`] is what a tool author imports.
 
+pub mod approval;
 pub mod binding;
 pub mod call;
 pub mod capability;
@@ -116,10 +117,13 @@ pub use {
         Chat, ChatMessage, ChildOutcome, ChildRequest, ChildSession, CodeExecutor, CodeOptions,
         Coordinator, DirEntryInfo, EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo,
         ProcessOutput, ProcessTable, ResourceLimits, Sandbox, SdkCalls, SearchMatch, SearchOptions,
-        SearchResult, ServiceError, ServiceErrorKind, SessionFactory, ShellResult, WalkOptions,
-        WalkResult,
+        SearchResult, ServiceError, ServiceErrorKind, SessionFactory, ShellResult, UsageEntry,
+        WalkOptions, WalkResult,
     },
-    session::{ExecutorSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile},
+    session::{
+        ExecutorSpec, ModelProvider, ModelSpec, SessionSpec, SpecStore, SubagentLimits,
+        SubagentProfile, WorkspaceHost,
+    },
     state::{StateMap, StateType},
 };
 

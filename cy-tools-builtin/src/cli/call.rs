@@ -4,12 +4,14 @@ use std::io::Write as _;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use cy_tools::approval::ApprovalPolicy;
 use cy_tools::{CancellationToken, Content, ToolCall, ToolResult};
 use serde_json::{Map, Value};
 
 use super::error::CliError;
 use super::runtime::{CommandRuntime, Outcome};
 use super::session::{self, SessionArgs, registry, unknown_tool};
+use super::terminal::Terminal;
 
 /// How long a cancelled call has to answer before it is abandoned: stopping must take under
 /// 2 s in all.
@@ -53,7 +55,10 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         Some(std::slice::from_ref(&args.tool)),
         true,
         &runtime,
+        ApprovalPolicy::None,
     )?;
+    let terminal = Terminal::detect(&args.tool);
+    let hooks = terminal.hooks();
     let tool = opened
         .tools
         .get(&args.tool)
@@ -68,11 +73,15 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
                     let id = format!("cli-{}-{}", std::process::id(), now_ms());
                     let name = tool.name().to_string();
                     session
-                        .execute(&name, ToolCall::new(id, arguments), &cancel)
+                        .execute(
+                            &name,
+                            ToolCall::new(id, arguments).with_hooks(hooks),
+                            &cancel,
+                        )
                         .await
                 }
                 None => {
-                    tool.execute(ToolCall::new("cli-1", arguments), &cancel)
+                    tool.execute(ToolCall::new("cli-1", arguments).with_hooks(hooks), &cancel)
                         .await
                 }
             }
@@ -89,6 +98,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
                 .unwrap_or_else(|| abandoned(&args.tool))
         }
     };
+    terminal.finish();
     // Stopped before the result is printed, so the commands the call started are gone by then.
     drop(opened);
     drop(runtime);

@@ -3,6 +3,8 @@
 
 use std::process::ExitCode;
 
+use cy_tools::approval::ApprovalPolicy;
+
 use super::error::CliError;
 use super::mcp_http::{self, HttpArgs};
 use super::runtime::CommandRuntime;
@@ -23,12 +25,26 @@ pub(super) struct Args {
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let runtime = CommandRuntime::new()?;
-    let opened = session::open(&args.session, args.tools.as_deref(), false, &runtime)?;
+    // Over HTTP the client may be anybody the token reaches, so destructive calls ask by
+    // default; on stdio the client is the person's own program, which usually asks already.
+    let default_approve = if args.http.enabled() {
+        ApprovalPolicy::Destructive
+    } else {
+        ApprovalPolicy::None
+    };
+    let opened = session::open(
+        &args.session,
+        args.tools.as_deref(),
+        false,
+        &runtime,
+        default_approve,
+    )?;
     // A stored session's calls go through it, so they are recorded in its log.
     let server = match opened.session {
         Some(session) => McpServer::for_session(session),
         None => McpServer::new(opened.tools),
     }
+    .and_then(McpServer::with_state_key_from_env)
     .map_err(|err| CliError::new(err.to_string()))?;
     if args.http.enabled() {
         mcp_http::serve(server, &args.http, &runtime)?;

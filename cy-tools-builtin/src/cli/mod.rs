@@ -14,6 +14,8 @@
 //! Exit codes: 0 success, 1 the tool answered with an error result, 2 anything else (usage,
 //! unknown tool, bad JSON, a folder that does not exist, ...). Errors are one line on stderr.
 
+#[cfg(feature = "agent")]
+mod agent;
 mod call;
 mod control_server;
 mod error;
@@ -25,6 +27,7 @@ mod runtime;
 mod schema;
 mod session;
 mod stored;
+mod terminal;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -53,6 +56,11 @@ enum Command {
     Mcp(mcp::Args),
     /// Run code for remote sessions: the host end of the remote `execute_code` executor.
     ControlServer(control_server::Args),
+    /// Run a task with a model (OpenAI-compatible or Anthropic API) over the session's tools,
+    /// streaming what it says and each tool call; exit 0 on its answer, 1 when a limit ends
+    /// the run, 2 on a usage or provider error.
+    #[cfg(feature = "agent")]
+    Agent(agent::Args),
 }
 
 /// Runs the command line on this process's arguments.
@@ -81,6 +89,8 @@ where
         Command::Call(args) => call::run(args),
         Command::Mcp(args) => mcp::run(args),
         Command::ControlServer(args) => control_server::run(args),
+        #[cfg(feature = "agent")]
+        Command::Agent(args) => agent::run(args),
     };
     match outcome {
         Ok(code) => code,

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::binding::LeftOut;
 use cy_tools::{
     CodeExecutor, Sandbox, Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
@@ -28,7 +29,7 @@ pub(super) struct SessionArgs {
     pub(super) root: Option<PathBuf>,
     /// A JSON session spec, every field optional:
     /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
-    /// "code_mode": true}.
+    /// "code_mode": true, "approve": "destructive"}.
     /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
     /// session may have
     #[arg(long, value_name = "FILE")]
@@ -46,6 +47,12 @@ pub(super) struct SessionArgs {
     /// with
     #[arg(long)]
     pub(super) code_mode: bool,
+    /// Which calls a person must approve before they run: `destructive` (tools that may
+    /// destroy or overwrite data), `all` or `none`. Over MCP the client is asked (elicitation);
+    /// a client that cannot be asked gets the call refused [default: the spec's `approve`, else
+    /// `destructive` with `mcp --http`, `none` on stdio and for `call`]
+    #[arg(long, value_name = "POLICY")]
+    pub(super) approve: Option<ApprovalPolicy>,
     #[command(flatten)]
     pub(super) limits: LimitArgs,
 }
@@ -67,9 +74,36 @@ struct Spec {
     workspace: Option<PathBuf>,
     tools: Option<Vec<String>>,
     code_mode: Option<bool>,
+    approve: Option<ApprovalPolicy>,
 }
 
 const SPEC_EXAMPLE: &str = r#"{"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"], "code_mode": false}"#;
+
+/// What the options and the spec file ask for: the session's id, tenant and tools, and its
+/// workspace folder (which exists).
+#[cfg(feature = "agent")]
+pub(super) struct Asked {
+    pub(super) id: Option<String>,
+    pub(super) tenant: String,
+    pub(super) tools: Option<Vec<String>>,
+    pub(super) root: PathBuf,
+}
+
+/// What `args` ask for (see [`Asked`]).
+#[cfg(feature = "agent")]
+pub(super) fn asked(args: &SessionArgs) -> Result<Asked, CliError> {
+    let spec = match &args.spec {
+        Some(path) => load_spec(path)?,
+        None => Spec::default(),
+    };
+    let root = workspace(args, &spec)?;
+    Ok(Asked {
+        id: spec.session_id,
+        tenant: spec.tenant.unwrap_or_else(|| "local".to_string()),
+        tools: spec.tools,
+        root,
+    })
+}
 
 /// Every tool linked into this binary.
 pub(super) fn registry() -> Result<ToolRegistry, CliError> {
@@ -101,17 +135,21 @@ pub(super) fn unknown_tool(name: &str, registry: &ToolRegistry) -> CliError {
 /// session (the others are left out with a note on stderr). With a store, the session is the
 /// stored one (see [`stored`]). `calling`: `requested` is the one tool `call` runs, which in
 /// code mode calls the others, so the session gets them all (the spec's, else every one that
-/// binds).
+/// binds). Calls ask for approval as `--approve` says, else the spec file, else
+/// `default_approve` (the command's own default).
 pub(super) fn open(
     args: &SessionArgs,
     requested: Option<&[String]>,
     calling: bool,
     runtime: &CommandRuntime,
+    default_approve: ApprovalPolicy,
 ) -> Result<Opened, CliError> {
     let spec = match &args.spec {
         Some(path) => load_spec(path)?,
         None => Spec::default(),
     };
+    let approve = args.approve.or(spec.approve).unwrap_or(default_approve);
+    tracing::info!(%approve, "approval policy");
     let root = workspace(args, &spec)?;
     let code_mode = args.code_mode || spec.code_mode == Some(true);
     let requested = if calling && code_mode {
@@ -134,7 +172,8 @@ pub(super) fn open(
             limits: args.limits.exec_limits(),
             code_mode,
         };
-        let session = stored::open(location, wanted, requested, runtime)?;
+        let session = stored::open(location, wanted, requested, runtime)?
+            .with_approval(Approval::new(approve));
         return Ok(Opened {
             tools: session.tools().clone(),
             session: Some(session),
@@ -143,7 +182,7 @@ pub(super) fn open(
     // `call` in code mode binds what it can without a note for each tool it cannot: those
     // notes are for choosing what `mcp` serves.
     let notes = !calling;
-    let (tools, context, executor) = open_unstored(args, &spec, root, requested, code_mode, notes)?;
+    let (tools, context, executor) = open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
     let Some(executor) = executor else {
         return Ok(Opened {
             tools,
@@ -170,6 +209,7 @@ fn open_unstored(
     requested: Option<&[String]>,
     code_mode: bool,
     notes: bool,
+    approve: ApprovalPolicy,
 ) -> Result<Unstored, CliError> {
     let registry = registry()?;
     let sandbox = LocalSandbox::new(&root)
@@ -201,7 +241,8 @@ fn open_unstored(
     let context = Arc::new(
         ToolContext::new(identity)
             .with_env(env)
-            .with_executor(executor),
+            .with_executor(executor)
+            .with_approval(Approval::new(approve)),
     );
     let built = |tools: Toolset| (tools, Arc::clone(&context), code_mode.clone());
 

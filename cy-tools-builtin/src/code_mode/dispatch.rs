@@ -20,6 +20,9 @@ pub(super) struct Served {
     pub limits: CodeModeLimits,
     pub approval: Arc<dyn ApprovalHook>,
     pub cancel: CancellationToken,
+    /// Who the `execute_code` call's host asks for approval: the code's calls that need it ask
+    /// the same person (else the session's own approver, as for any call).
+    pub approver: Option<Arc<dyn cy_tools::approval::Approver>>,
 }
 
 /// Answers the SDK requests of one execution (token already checked by whoever received them):
@@ -138,7 +141,10 @@ async fn run_call(
         Some(parent) => format!("{parent}/sdk-{}", n + 1),
         None => format!("sdk-{}", n + 1),
     };
-    let call = ToolCall::new(id, arguments);
+    let mut call = ToolCall::new(id, arguments);
+    if let Some(approver) = &served.approver {
+        call = call.with_approver(Arc::clone(approver));
+    }
     let result = match &served.parent_call {
         Some(parent) => {
             served

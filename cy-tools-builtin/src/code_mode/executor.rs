@@ -180,6 +180,7 @@ impl CodeModeExecutor {
             limits: self.limits.clone(),
             approval: Arc::clone(&self.approval),
             cancel: options.cancel.clone(),
+            approver: options.approver.clone(),
         }));
         drop(session);
         if self.inner.relays_sdk_calls() {

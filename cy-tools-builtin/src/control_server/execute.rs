@@ -33,6 +33,8 @@ pub(super) struct ServerState {
     pub(super) idle_timeout: Duration,
     pub(super) max_concurrent_runs: usize,
     pub(super) runs: Arc<Semaphore>,
+    /// The workspace views kept for their background processes.
+    pub(super) workspaces: super::sandbox::Workspaces,
 }
 
 /// `POST /v1/sessions/{session_id}/execute`.
@@ -88,18 +90,7 @@ pub(super) async fn execute(
     };
     let Ok(_permit) = state.runs.clone().try_acquire_owned() else {
         tracing::warn!(%peer, session = %session_id, "refused: {} runs already going", state.max_concurrent_runs);
-        return refuse(
-            StatusCode::TOO_MANY_REQUESTS,
-            ServiceErrorKind::Unavailable,
-            format!(
-                "this server is already running {} at once, its limit; wait for a run to finish, then retry",
-                if state.max_concurrent_runs == 1 {
-                    "1 run".to_string()
-                } else {
-                    format!("{} runs", state.max_concurrent_runs)
-                }
-            ),
-        );
+        return busy(&state);
     };
 
     let executor = match workspace(&state, &session_id) {
@@ -160,6 +151,22 @@ pub(super) async fn execute(
             refuse(StatusCode::UNPROCESSABLE_ENTITY, err.kind(), err.message())
         }
     }
+}
+
+/// The `429` answer of a server already running its most runs at once.
+pub(super) fn busy(state: &ServerState) -> Response {
+    refuse(
+        StatusCode::TOO_MANY_REQUESTS,
+        ServiceErrorKind::Unavailable,
+        format!(
+            "this server is already running {} at once, its limit; wait for a run to finish, then retry",
+            if state.max_concurrent_runs == 1 {
+                "1 run".to_string()
+            } else {
+                format!("{} runs", state.max_concurrent_runs)
+            }
+        ),
+    )
 }
 
 /// `GET /v1/health`: the server is up and serving; no token needed, nothing revealed.
@@ -251,7 +258,7 @@ pub(super) fn refuse(
     json(status, &ErrorReply::from_error(&error))
 }
 
-fn json(status: StatusCode, value: &impl Serialize) -> Response {
+pub(super) fn json(status: StatusCode, value: &impl Serialize) -> Response {
     match serde_json::to_vec(value) {
         Ok(bytes) => (
             status,

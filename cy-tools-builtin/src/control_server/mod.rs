@@ -4,10 +4,15 @@
 //! `POST /v1/sessions/{session_id}/execute` (the protocol is in [`wire`]), and
 //! `GET /v1/health` (no token; answers `200 {"status":"ok"}`) for readiness probes, and
 //! `GET /v1/sessions/{session_id}/code-mode`, an upgrade on which a code-mode run's SDK calls
-//! are relayed back to the runtime (see [`crate::code_mode`]). Each
+//! are relayed back to the runtime (see [`crate::code_mode`]), and
+//! `POST /v1/sessions/{session_id}/sandbox`, the file, command and background-process
+//! operations of a [`RemoteSandbox`] on the same workspace (its protocol is in
+//! [`remote_sandbox::wire`]), so a session whose code runs here keeps all its files here. Each
 //! session id gets its own workspace folder, `<root>/<session_id>`, created on first use; the
 //! code runs there with a [`LocalExecutor`], so with the local sandbox's clean environment,
-//! output caps, timeout and process-group kill. Several servers can run on different machines; a session's
+//! output caps, timeout and process-group kill; the sandbox endpoint's operations go through
+//! the same local sandbox, so they are confined, limited and isolated alike, and each counts
+//! as a run for the cap below and is logged. Several servers can run on different machines; a session's
 //! files live on the server that ran its code.
 //!
 //! * **Token**: every request carries `Authorization: Bearer <token>`; the token is read once at
@@ -35,6 +40,8 @@
 //! TLS-terminating proxy, so the token and the code are not sent in the clear.
 //!
 //! [`RemoteExecutor`]: crate::executor::RemoteExecutor
+//! [`RemoteSandbox`]: crate::remote_sandbox::RemoteSandbox
+//! [`remote_sandbox::wire`]: crate::remote_sandbox::wire
 //! [`LocalExecutor`]: crate::executor::LocalExecutor
 //! [`wire`]: crate::executor::wire
 
@@ -42,6 +49,7 @@ mod auth;
 mod code_mode;
 mod execute;
 mod request_body;
+mod sandbox;
 
 use std::io;
 use std::net::SocketAddr;
@@ -271,6 +279,7 @@ impl ControlServer {
                 idle_timeout: config.idle_timeout,
                 max_concurrent_runs: config.max_concurrent_runs,
                 runs: Arc::new(Semaphore::new(config.max_concurrent_runs)),
+                workspaces: sandbox::Workspaces::default(),
             }),
             header_timeout: config.header_timeout,
             max_connections: config.max_connections,
@@ -316,6 +325,7 @@ impl ControlServer {
         );
         let router = Router::new()
             .route("/v1/sessions/{session_id}/execute", post(execute))
+            .route("/v1/sessions/{session_id}/sandbox", post(sandbox::sandbox))
             .route(
                 "/v1/sessions/{session_id}/code-mode",
                 get(code_mode::code_mode),

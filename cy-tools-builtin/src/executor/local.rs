@@ -186,6 +186,7 @@ impl LocalExecutor {
             env: options.env,
             pass_fds: options.pass_fds,
             read_only: options.read_only,
+            output_lines: options.output_lines,
             ..ExecOptions::default()
         };
         self.env.exec(&command, exec).await.map_err(|err| {

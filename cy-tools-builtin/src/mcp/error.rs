@@ -18,6 +18,11 @@ pub enum ServeError {
     Initialize(String),
     /// The connection broke after initialization.
     Connection(String),
+    /// A setting of the server is wrong (its message says which, and the fix).
+    Configuration {
+        /// What is wrong and what to do.
+        message: String,
+    },
 }
 
 impl fmt::Display for ServeError {
@@ -30,6 +35,7 @@ impl fmt::Display for ServeError {
                 write!(f, "MCP client did not complete initialization: {message}")
             }
             ServeError::Connection(message) => write!(f, "MCP connection failed: {message}"),
+            ServeError::Configuration { message } => f.write_str(message),
         }
     }
 }

@@ -33,6 +33,7 @@
 //! # }
 //! ```
 
+mod approval;
 mod call_task;
 mod convert;
 mod error;
@@ -40,12 +41,16 @@ mod error;
 mod hangup;
 #[cfg(feature = "mcp-http")]
 pub mod http;
+mod input_required;
 mod line_check;
 mod lines;
+mod progress;
+mod request_state;
 mod server;
 mod transport;
 
 pub use error::ServeError;
+pub use request_state::{MIN_STATE_KEY_LEN, STATE_KEY_ENV, STATE_LIFETIME};
 pub use server::{McpServer, TOOL_LIST_TTL_MS};
 
 use cy_tools::{CancellationToken, Toolset};

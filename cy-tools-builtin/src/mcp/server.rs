@@ -13,8 +13,12 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use tokio::runtime::Handle;
 
+use super::approval::{Decided, Eliciting, STATELESS};
 use super::convert::call_tool_result;
-use super::{ServeError, call_task};
+use super::input_required::{Round, approval_round};
+use super::request_state::{STATE_KEY_ENV, StateCodec};
+use super::{ServeError, call_task, progress};
+use cy_tools::approval::Decision;
 
 /// How long a client may keep a `tools/list` answer (2026-07-28's `ttlMs`): the list never
 /// changes while a server runs, so this only bounds how late a client sees a redeployed
@@ -31,6 +35,11 @@ pub struct McpServer {
     call_runtime: Option<Handle>,
     /// Who may cache `tools/list` (2026-07-28's `cacheScope`).
     list_scope: CacheScope,
+    /// Signs and checks the state of approvals asked in the multi-round form; why not, when
+    /// no key could be made.
+    state: Arc<Result<StateCodec, String>>,
+    /// Served over stateless HTTP, where no request can reach a 2025-11-25 client mid-call.
+    stateless: bool,
 }
 
 struct Inner {
@@ -88,7 +97,40 @@ impl McpServer {
             }),
             call_runtime: None,
             list_scope: CacheScope::Public,
+            state: Arc::new(StateCodec::random()),
+            stateless: false,
         })
+    }
+
+    /// The same server, signing the state of approvals asked in 2026-07-28's multi-round form
+    /// with `key` (at least 32 bytes), so that any replica given the same key can finish a call
+    /// another one asked about. Without it each server signs with a random key of its own, and
+    /// only it can.
+    ///
+    /// # Errors
+    /// The key is shorter than 32 bytes; the message says how to make one.
+    pub fn with_state_key(mut self, key: &[u8]) -> Result<Self, ServeError> {
+        self.state = Arc::new(Ok(
+            StateCodec::new(key).map_err(|message| ServeError::Configuration { message })?
+        ));
+        Ok(self)
+    }
+
+    /// The same server with the state key from the environment variable
+    /// `CY_TOOLS_MCP_STATE_KEY` when it is set (see [`with_state_key`](Self::with_state_key)).
+    ///
+    /// # Errors
+    /// The variable is set to a key shorter than 32 bytes, or is not UTF-8.
+    pub fn with_state_key_from_env(self) -> Result<Self, ServeError> {
+        match std::env::var(STATE_KEY_ENV) {
+            Ok(key) => self.with_state_key(key.as_bytes()),
+            Err(std::env::VarError::NotPresent) => Ok(self),
+            Err(std::env::VarError::NotUnicode(_)) => Err(ServeError::Configuration {
+                message: format!(
+                    "`{STATE_KEY_ENV}` is not valid UTF-8; set it to a long secret of printable ASCII, such as the output of `openssl rand -hex 32`, the same on every replica"
+                ),
+            }),
+        }
     }
 
     /// A server over `session`'s tools whose every call goes through the session, so it is
@@ -119,6 +161,13 @@ impl McpServer {
     #[must_use]
     pub fn with_private_tool_list(mut self) -> Self {
         self.list_scope = CacheScope::Private;
+        self
+    }
+
+    /// The same server, knowing it answers each request on its own (stateless HTTP).
+    #[cfg(feature = "mcp-http")]
+    pub(crate) fn stateless(mut self) -> Self {
+        self.stateless = true;
         self
     }
 
@@ -173,7 +222,7 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        request: CallToolRequestParams,
+        mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = &*request.name;
@@ -182,9 +231,41 @@ impl ServerHandler for McpServer {
             return Err(self.unknown_tool(name));
         };
         // Absent arguments are `null`, which the tool contract accepts as "no arguments".
-        let arguments = request.arguments.map_or(Value::Null, Value::Object);
-        let call = ToolCall::new(context.id.to_string(), arguments);
+        let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
+        let mut call = ToolCall::new(context.id.to_string(), arguments);
         tracing::debug!(tool = name, id = %context.id, "tools/call");
+        let forward = match progress::forwarder(&context) {
+            Some((sink, forward)) => {
+                call = call.with_progress(sink);
+                Some(forward)
+            }
+            None => None,
+        };
+        // Arguments that fail the call's checks are answered as such, without asking anybody.
+        if tool.needs_approval() && tool.accepts_arguments(&call.arguments) {
+            let modern = context
+                .protocol_version()
+                .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+            if modern {
+                // 2026-07-28 has no server-to-client requests: the question goes back as the
+                // answer, and the call comes again with the user's answer.
+                let state = self.state.as_ref().as_ref().map_err(String::as_str);
+                match approval_round(state, &request, &context, tool, &call.arguments) {
+                    Round::Ask(input_required) => {
+                        return Ok(CallToolResponse::InputRequired(input_required));
+                    }
+                    Round::Decided(decision) => {
+                        call = call.with_approver(Arc::new(Decided(decision)));
+                    }
+                }
+            } else if self.stateless {
+                call = call.with_approver(Arc::new(Decided(Decision::Unavailable {
+                    reason: STATELESS.to_string(),
+                })));
+            } else {
+                call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
+            }
+        }
         // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
         // (and when the connection closes): the same token the tool body and its processes see.
         let cancel = context.ct.clone();
@@ -198,10 +279,19 @@ impl ServerHandler for McpServer {
                 }
             }
         };
-        let result = match &self.call_runtime {
-            Some(runtime) => call_task::run_on(runtime, name, run).await,
-            None => run.await,
+        let run = async {
+            match &self.call_runtime {
+                Some(runtime) => call_task::run_on(runtime, name, run).await,
+                None => run.await,
+            }
         };
+        // The call's reports are all sent before its answer: the forwarder ends only once the
+        // call, and with it the sink, is gone.
+        let (result, ()) = tokio::join!(run, async {
+            if let Some(forward) = forward {
+                forward.await;
+            }
+        });
         if result.is_error {
             tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
         }

@@ -170,6 +170,96 @@ impl SessionEnv {
                 ))
             })
     }
+    /// A narrower view rooted at `subdir`, as [`Sandbox::scoped`] gives it.
+    ///
+    /// # Errors
+    /// As [`Sandbox::scoped`].
+    pub fn scoped_env(&self, subdir: &str) -> Result<SessionEnv, ServiceError> {
+        let rel = confine::relative(subdir)?;
+        if rel == Path::new(".") {
+            return Err(ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                "a scoped view needs a subfolder name, such as `child-1`",
+            ));
+        }
+        self.inner
+            .dir
+            .create_dir_all(&rel)
+            .map_err(|err| confine::io_error(subdir, &err))?;
+        // Open through cap-std first, so a symlink named like the child cannot point the view
+        // outside; the host path is only used to start commands in.
+        let dir = self
+            .inner
+            .dir
+            .open_dir(&rel)
+            .map_err(|err| confine::io_error(subdir, &err))?;
+        let host_path = self.inner.host_path.join(&rel);
+        let display = format!("{}/{}", self.inner.display, rel.display());
+        let processes = LocalProcessTable::new(
+            dir.try_clone()
+                .map_err(|err| confine::io_error(subdir, &err))?,
+            host_path.clone(),
+            self.inner.limits.clone(),
+        );
+        Ok(SessionEnv {
+            inner: Arc::new(EnvInner {
+                dir,
+                host_path,
+                display,
+                limits: self.inner.limits.clone(),
+                processes,
+            }),
+        })
+    }
+
+    /// The first `max_len` bytes of a whole read of `path`, and its size (a remote whole
+    /// read, in chunks).
+    #[cfg(feature = "control-server")]
+    pub(crate) async fn read_head(
+        &self,
+        path: &str,
+        max_len: usize,
+    ) -> Result<(Vec<u8>, u64), ServiceError> {
+        let path = path.to_string();
+        self.blocking(move |dir| fs_ops::read_head(dir, &path, max_len))
+            .await
+    }
+
+    /// Writes a part of a large remote write to its staging file.
+    #[cfg(feature = "control-server")]
+    pub(crate) async fn append_staged(
+        &self,
+        staging: String,
+        offset: u64,
+        data: Vec<u8>,
+    ) -> Result<(), ServiceError> {
+        self.blocking(move |dir| fs_ops::append_staged(dir, &staging, offset, &data))
+            .await
+    }
+
+    /// Renames a staging file into place as `path`.
+    #[cfg(feature = "control-server")]
+    pub(crate) async fn commit_staged(
+        &self,
+        staging: String,
+        path: String,
+        durable: bool,
+    ) -> Result<(), ServiceError> {
+        self.blocking(move |dir| fs_ops::commit_staged(dir, &staging, &path, durable))
+            .await
+    }
+
+    /// Removes a staging file, if it is there.
+    #[cfg(feature = "control-server")]
+    pub(crate) async fn abandon_staged(&self, staging: String) -> Result<(), ServiceError> {
+        self.blocking(move |dir| match dir.remove_file(&staging) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => {
+                Err(confine::io_error(&staging, &err))
+            }
+            _ => Ok(()),
+        })
+        .await
+    }
 }
 
 impl std::fmt::Debug for SessionEnv {
@@ -313,41 +403,7 @@ impl Sandbox for SessionEnv {
     }
 
     fn scoped(&self, subdir: &str) -> Result<Arc<dyn Sandbox>, ServiceError> {
-        let rel = confine::relative(subdir)?;
-        if rel == Path::new(".") {
-            return Err(ServiceError::new(
-                ServiceErrorKind::InvalidInput,
-                "a scoped view needs a subfolder name, such as `child-1`",
-            ));
-        }
-        self.inner
-            .dir
-            .create_dir_all(&rel)
-            .map_err(|err| confine::io_error(subdir, &err))?;
-        // Open through cap-std first, so a symlink named like the child cannot point the view
-        // outside; the host path is only used to start commands in.
-        let dir = self
-            .inner
-            .dir
-            .open_dir(&rel)
-            .map_err(|err| confine::io_error(subdir, &err))?;
-        let host_path = self.inner.host_path.join(&rel);
-        let display = format!("{}/{}", self.inner.display, rel.display());
-        let processes = LocalProcessTable::new(
-            dir.try_clone()
-                .map_err(|err| confine::io_error(subdir, &err))?,
-            host_path.clone(),
-            self.inner.limits.clone(),
-        );
-        Ok(Arc::new(SessionEnv {
-            inner: Arc::new(EnvInner {
-                dir,
-                host_path,
-                display,
-                limits: self.inner.limits.clone(),
-                processes,
-            }),
-        }))
+        Ok(Arc::new(self.scoped_env(subdir)?))
     }
 
     fn processes(&self) -> Result<&dyn ProcessTable, ServiceError> {

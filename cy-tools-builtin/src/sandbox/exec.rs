@@ -70,8 +70,8 @@ pub(crate) async fn run(
     let stdin_pipe = started.child.stdin.take();
     let stdout_pipe = started.child.stdout.take();
     let stderr_pipe = started.child.stderr.take();
-    let mut stdout = Capture::new(cap);
-    let mut stderr = Capture::new(cap);
+    let mut stdout = Capture::new(cap).counting(options.output_lines.clone());
+    let mut stderr = Capture::new(cap).counting(options.output_lines.clone());
     let mut exited = false;
     let mut drained = false;
     let mut stop: Option<Stop> = None;

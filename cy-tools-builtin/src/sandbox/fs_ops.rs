@@ -3,7 +3,7 @@
 
 use std::io::{Read, Write};
 use std::os::unix::fs::FileExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::fs::{Dir, Metadata, OpenOptions};
@@ -18,19 +18,41 @@ pub(crate) const MAX_WHOLE_READ: u64 = 64 * 1024 * 1024;
 pub(crate) fn read(dir: &Dir, path: &str) -> Result<Vec<u8>, ServiceError> {
     let rel = relative(path)?;
     let (mut file, meta) = open_regular(dir, &rel, path)?;
-    if meta.len() > MAX_WHOLE_READ {
-        return Err(ServiceError::new(
-            ServiceErrorKind::InvalidInput,
-            format!(
-                "`{path}` is {} bytes, more than the {MAX_WHOLE_READ} bytes read at once; read it in parts",
-                meta.len()
-            ),
-        ));
-    }
+    check_whole(path, meta.len())?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.read_to_end(&mut bytes)
         .map_err(|err| io_error(path, &err))?;
     Ok(bytes)
+}
+
+/// Refuses a whole read of a file of `len` bytes over [`MAX_WHOLE_READ`].
+fn check_whole(path: &str, len: u64) -> Result<(), ServiceError> {
+    if len > MAX_WHOLE_READ {
+        return Err(ServiceError::new(
+            ServiceErrorKind::InvalidInput,
+            format!(
+                "`{path}` is {len} bytes, more than the {MAX_WHOLE_READ} bytes read at once; read it in parts"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The first `max_len` bytes of a whole read, and the file's size: a remote sandbox's whole
+/// read in chunks, refused as [`read`] refuses.
+#[cfg(feature = "control-server")]
+pub(crate) fn read_head(
+    dir: &Dir,
+    path: &str,
+    max_len: usize,
+) -> Result<(Vec<u8>, u64), ServiceError> {
+    let rel = relative(path)?;
+    let (file, meta) = open_regular(dir, &rel, path)?;
+    check_whole(path, meta.len())?;
+    Ok((
+        read_at_most(&file, path, 0, meta.len(), max_len)?,
+        meta.len(),
+    ))
 }
 
 pub(crate) fn read_range(
@@ -41,7 +63,17 @@ pub(crate) fn read_range(
 ) -> Result<Vec<u8>, ServiceError> {
     let rel = relative(path)?;
     let (file, meta) = open_regular(dir, &rel, path)?;
-    let available = meta.len().saturating_sub(offset);
+    read_at_most(&file, path, offset, meta.len(), max_len)
+}
+
+fn read_at_most(
+    file: &std::fs::File,
+    path: &str,
+    offset: u64,
+    len: u64,
+    max_len: usize,
+) -> Result<Vec<u8>, ServiceError> {
+    let available = len.saturating_sub(offset);
     let want = usize::try_from(available)
         .unwrap_or(usize::MAX)
         .min(max_len);
@@ -69,40 +101,10 @@ pub(crate) fn write_atomic(
     durable: bool,
 ) -> Result<(), ServiceError> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut rel = relative(path)?;
-    // Writing to a symlink writes to what it points to, as an editor would; one that leads
-    // out of the view is refused (cap-std's canonicalize stays beneath the directory).
-    if dir
-        .symlink_metadata(&rel)
-        .is_ok_and(|meta| meta.file_type().is_symlink())
-    {
-        rel = dir.canonicalize(&rel).map_err(|err| io_error(path, &err))?;
-    }
-    let Some(name) = rel.file_name() else {
-        return Err(ServiceError::new(
-            ServiceErrorKind::InvalidInput,
-            format!("`{path}` names the workspace itself; give a file name"),
-        ));
-    };
-    let parent = rel.parent().unwrap_or(Path::new(""));
-    let parent = if parent.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        parent
-    };
-    dir.create_dir_all(parent)
-        .map_err(|err| io_error(path, &err))?;
-    if let Ok(meta) = dir.symlink_metadata(&rel)
-        && meta.is_dir()
-    {
-        return Err(ServiceError::new(
-            ServiceErrorKind::InvalidInput,
-            format!("`{path}` is a folder; write to a file path inside it"),
-        ));
-    }
+    let (rel, parent, name) = target(dir, path)?;
     let temp = parent.join(format!(
         ".{}.cy-tmp-{}-{}",
-        name.to_string_lossy(),
+        name,
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
@@ -119,6 +121,94 @@ pub(crate) fn write_atomic(
         return Err(io_error(path, &err));
     }
     Ok(())
+}
+
+/// Where a write of `path` lands: the file (a symlink's target), its parent folder (made if
+/// missing) and its name; refused when it is the workspace itself or a folder.
+fn target(dir: &Dir, path: &str) -> Result<(PathBuf, PathBuf, String), ServiceError> {
+    let mut rel = relative(path)?;
+    // Writing to a symlink writes to what it points to, as an editor would; one that leads
+    // out of the view is refused (cap-std's canonicalize stays beneath the directory).
+    if dir
+        .symlink_metadata(&rel)
+        .is_ok_and(|meta| meta.file_type().is_symlink())
+    {
+        rel = dir.canonicalize(&rel).map_err(|err| io_error(path, &err))?;
+    }
+    let Some(name) = rel.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Err(ServiceError::new(
+            ServiceErrorKind::InvalidInput,
+            format!("`{path}` names the workspace itself; give a file name"),
+        ));
+    };
+    let parent = rel.parent().unwrap_or(Path::new(""));
+    let parent = if parent.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        parent.to_path_buf()
+    };
+    dir.create_dir_all(&parent)
+        .map_err(|err| io_error(path, &err))?;
+    if let Ok(meta) = dir.symlink_metadata(&rel)
+        && meta.is_dir()
+    {
+        return Err(ServiceError::new(
+            ServiceErrorKind::InvalidInput,
+            format!("`{path}` is a folder; write to a file path inside it"),
+        ));
+    }
+    Ok((rel, parent, name))
+}
+
+/// Writes `data` at `offset` of the staging file `staging` (in the view's root), which must
+/// already hold `offset` bytes: the parts of a large remote write, in order.
+#[cfg(feature = "control-server")]
+pub(crate) fn append_staged(
+    dir: &Dir,
+    staging: &str,
+    offset: u64,
+    data: &[u8],
+) -> Result<(), ServiceError> {
+    let file = dir
+        .open_with(staging, OpenOptions::new().write(true).create(true))
+        .map_err(|err| io_error(staging, &err))?
+        .into_std();
+    let len = file
+        .metadata()
+        .map_err(|err| io_error(staging, &err))?
+        .len();
+    if offset != len {
+        return Err(ServiceError::new(
+            ServiceErrorKind::InvalidInput,
+            format!(
+                "upload part at byte {offset} does not follow the {len} bytes already staged; send the parts in order, from byte 0"
+            ),
+        ));
+    }
+    file.write_all_at(data, offset)
+        .map_err(|err| io_error(staging, &err))
+}
+
+/// Renames the staging file into place as `path`, as [`write_atomic`] would write it.
+#[cfg(feature = "control-server")]
+pub(crate) fn commit_staged(
+    dir: &Dir,
+    staging: &str,
+    path: &str,
+    durable: bool,
+) -> Result<(), ServiceError> {
+    let file = dir.open(staging).map_err(|err| {
+        ServiceError::new(
+            ServiceErrorKind::NotFound,
+            format!("nothing is staged for this write ({err}); send its parts again"),
+        )
+    })?;
+    if durable {
+        file.sync_all().map_err(|err| io_error(path, &err))?;
+    }
+    let (rel, _, _) = target(dir, path)?;
+    dir.rename(staging, dir, &rel)
+        .map_err(|err| io_error(path, &err))
 }
 
 pub(crate) fn kind_of(meta: &Metadata) -> EntryKind {

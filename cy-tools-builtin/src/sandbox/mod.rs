@@ -1,9 +1,9 @@
 //! The local sandbox: a workspace folder on the host, and session views of it.
 
-mod confine;
+pub(crate) mod confine;
 mod env;
 mod exec;
-mod fs_ops;
+pub(crate) mod fs_ops;
 mod isolation;
 mod limits;
 mod processes;

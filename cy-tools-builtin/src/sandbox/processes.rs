@@ -46,7 +46,7 @@ const WRITE_WAIT: Duration = Duration::from_secs(10);
 /// table.write_stdin("p1", b"hello\n".to_vec()).await.unwrap();
 /// # let mut seen = String::new();
 /// # while !seen.contains('\n') {
-/// #     seen.push_str(&table.output("p1").unwrap().stdout);
+/// #     seen.push_str(&table.output("p1").await.unwrap().stdout);
 /// #     tokio::time::sleep(std::time::Duration::from_millis(10)).await;
 /// # }
 /// assert_eq!(seen, "got hello\n");
@@ -203,12 +203,14 @@ impl ProcessTable for LocalProcessTable {
         Box::pin(async move { self.start_now(command, options) })
     }
 
-    fn status(&self, id: &str) -> Result<ProcessInfo, ServiceError> {
-        Ok(self.find(id)?.info())
+    fn status<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<ProcessInfo, ServiceError>> {
+        let result = self.find(id).map(|proc| proc.info());
+        Box::pin(async move { result })
     }
 
-    fn output(&self, id: &str) -> Result<ProcessOutput, ServiceError> {
-        Ok(self.find(id)?.take_output())
+    fn output<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<ProcessOutput, ServiceError>> {
+        let result = self.find(id).map(|proc| proc.take_output());
+        Box::pin(async move { result })
     }
 
     fn write_stdin<'a>(
@@ -227,7 +229,8 @@ impl ProcessTable for LocalProcessTable {
         })
     }
 
-    fn list(&self) -> Vec<ProcessInfo> {
-        self.table().procs.iter().map(|p| p.info()).collect()
+    fn list(&self) -> BoxFuture<'_, Result<Vec<ProcessInfo>, ServiceError>> {
+        let all = self.table().procs.iter().map(|p| p.info()).collect();
+        Box::pin(async move { Ok(all) })
     }
 }

@@ -9,6 +9,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, SearcherBuilder, Sink, SinkMatch};
 
+use cy_tools::services::ProgressCounter;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -65,7 +66,13 @@ pub(crate) fn search(
         dir.open_dir(&rel)
     }
     .map_err(|err| io_error(path, &err))?;
-    search_files(&root, &files, &matcher, options.max_matches)
+    search_files(
+        &root,
+        &files,
+        &matcher,
+        options.max_matches,
+        options.files_searched.as_ref(),
+    )
 }
 
 /// The matches of the file at one index of the walk order.
@@ -80,6 +87,7 @@ fn search_files(
     files: &[String],
     matcher: &grep_regex::RegexMatcher,
     max_matches: usize,
+    progress: Option<&ProgressCounter>,
 ) -> Result<SearchResult, ServiceError> {
     let next = AtomicUsize::new(0);
     let found = AtomicUsize::new(0);
@@ -126,6 +134,9 @@ fn search_files(
                             })?;
                         found.fetch_add(matches.len(), Ordering::Relaxed);
                         done.push((i, matches));
+                        if let Some(progress) = progress {
+                            progress.add(1);
+                        }
                     }
                     Ok(done)
                 })
@@ -230,7 +241,7 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             let matcher = RegexMatcherBuilder::new().build("needle").unwrap();
-            let _ = tx.send(search_files(&root, &files, &matcher, 10));
+            let _ = tx.send(search_files(&root, &files, &matcher, 10, None));
         });
         let result = rx.recv_timeout(std::time::Duration::from_secs(2));
         if result.is_err() {

@@ -4,12 +4,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+use cy_tools::approval::Approval;
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::{AppState, StateMap};
 use cy_tools::{
     CancellationToken, Chat, ChildOutcome, ChildRequest, CodeExecutor, Coordinator, ExecutionLog,
-    ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore, ToolContext,
-    ToolRegistry,
+    ExecutorSpec, Sandbox, ServiceError, ServiceErrorKind, SessionSpec, SpecStore, SubagentProfile,
+    ToolContext, ToolRegistry,
 };
 
 use super::children::ChildFactory;
@@ -17,6 +18,7 @@ use super::code_mode;
 use super::compose::{self, Extras};
 use super::rules::{check_spec, child_profile, child_spec, invalid};
 use super::tree_coordinator::TreeCoordinator;
+use super::workspace;
 use super::{KeyedLog, LocalChat, Session, SubagentRun, SubagentRunner, TenantCoordinator};
 use crate::executor::{LocalExecutor, PythonRunner, RunSlots};
 use crate::store::SqliteStore;
@@ -37,7 +39,11 @@ type TenantCoordinators = Arc<dyn Fn(&str) -> Arc<dyn Coordinator> + Send + Sync
 /// * [`spawn_child`](Self::spawn_child) makes a narrower child of a session from one of its
 ///   subagent profiles.
 ///
-/// Each session's context gets: its workspace (`env`), an executor from the spec, its
+/// Each session's context gets: its workspace (`env`: the folder the spec names, or, when the
+/// spec has a [`workspace_host`](SessionSpec::workspace_host), a
+/// [`RemoteSandbox`](crate::remote_sandbox::RemoteSandbox) on that execution host; a new
+/// session whose code runs on a control server gets its workspace there, so its file tools,
+/// `terminal`, `process` and code share one folder), an executor from the spec, its
 /// identity, a [`KeyedLog`] (`store`), the coordinator seen through its tenant
 /// ([`TenantCoordinator`]), the chat when the spec asks for one
 /// and the session is a root, and a factory for children when it may start subagents. With
@@ -178,16 +184,18 @@ impl LocalSessionFactory {
     }
 
     /// The same factory with the application's agent loop, so `delegate` and `workflow` can
-    /// run subagents. Without one, sessions that declare subagents get inert delegation tools
-    /// that tell the model delegation is unavailable.
+    /// run subagents. Without one, a profile that names a model is run by the built-in model
+    /// loop (`agent::ModelRunner`, feature `agent`, keys read through
+    /// [`with_secrets`](Self::with_secrets)); sessions whose profiles name none get inert
+    /// delegation tools that tell the model delegation is unavailable.
     #[must_use]
     pub fn with_runner(mut self, runner: Arc<dyn SubagentRunner>) -> Self {
         self.host_mut().runner = Some(runner);
         self
     }
 
-    /// The same factory reading remote-executor tokens with `secrets` (given the variable name
-    /// the spec holds) instead of from the process environment.
+    /// The same factory reading remote-executor tokens and model API keys with `secrets`
+    /// (given the variable name the spec holds) instead of from the process environment.
     #[must_use]
     pub fn with_secrets(
         mut self,
@@ -288,6 +296,7 @@ impl LocalSessionFactory {
         mut spec: SessionSpec,
         extras: Extras,
     ) -> Result<Session, ServiceError> {
+        workspace::settle(&mut spec);
         check_spec(&spec)?;
         if !spec.identity.lineage.is_empty() {
             return Err(invalid(format!(
@@ -295,9 +304,11 @@ impl LocalSessionFactory {
                 spec.id()
             )));
         }
-        let root = self.workspace_path(&spec.workspace);
-        spec.workspace = root.to_string_lossy().into_owned();
-        let env = self.open_workspace(&root)?;
+        if spec.workspace_host.is_none() {
+            let root = self.workspace_path(&spec.workspace);
+            spec.workspace = root.to_string_lossy().into_owned();
+        }
+        let env = self.open_env(&spec)?;
         // Built before it is stored, so a spec that cannot be built (an executor without its
         // token, say) leaves nothing behind and can be fixed and created again.
         let spec = Arc::new(spec);
@@ -334,7 +345,7 @@ impl LocalSessionFactory {
                 ),
             )
         })?;
-        let env = self.open_workspace(Path::new(&spec.workspace))?;
+        let env = self.open_env(&spec)?;
         self.build(Arc::new(spec), env, None, &extras)
     }
 
@@ -405,13 +416,13 @@ impl LocalSessionFactory {
         task: &str,
         cancel: &CancellationToken,
     ) -> Result<ChildOutcome, ServiceError> {
-        let Some(runner) = self.host.runner.clone() else {
+        let profile = child_profile(parent, &request.profile)?.clone();
+        let Some(runner) = self.runner_for(&profile) else {
             return Err(ServiceError::new(
                 ServiceErrorKind::Unavailable,
                 delegate::UNAVAILABLE,
             ));
         };
-        let profile = child_profile(parent, &request.profile)?.clone();
         let child = self.spawn_child_of(parent, parent_env, request).await?;
         let limit = Duration::from_millis(profile.limits.timeout_ms);
         let child_cancel = cancel.child_token();
@@ -447,6 +458,29 @@ impl LocalSessionFactory {
         }
     }
 
+    /// The application's runner; without one (feature `agent`), the model loop for a profile
+    /// that names a model.
+    fn runner_for(&self, profile: &SubagentProfile) -> Option<Arc<dyn SubagentRunner>> {
+        if let Some(runner) = &self.host.runner {
+            return Some(Arc::clone(runner));
+        }
+        #[cfg(feature = "agent")]
+        if profile.model.is_some() {
+            return Some(Arc::new(crate::agent::ModelRunner::from_shared(
+                Arc::clone(&self.host.secrets),
+            )));
+        }
+        let _ = profile;
+        None
+    }
+
+    /// Whether `spec`'s delegation tools can run a subagent: with the application's runner,
+    /// or (feature `agent`) when one of its profiles names a model.
+    fn can_run_subagents(&self, spec: &SessionSpec) -> bool {
+        self.host.runner.is_some()
+            || (cfg!(feature = "agent") && spec.subagents.iter().any(|p| p.model.is_some()))
+    }
+
     fn workspace_path(&self, workspace: &str) -> PathBuf {
         let path = Path::new(workspace);
         match (&self.host.base_dir, path.is_absolute()) {
@@ -455,6 +489,14 @@ impl LocalSessionFactory {
                 .map(|cwd| cwd.join(path))
                 .unwrap_or_else(|_| path.to_path_buf()),
             (_, true) => path.to_path_buf(),
+        }
+    }
+
+    /// The session's workspace: on its execution host, or its folder here.
+    fn open_env(&self, spec: &SessionSpec) -> Result<Arc<dyn Sandbox>, ServiceError> {
+        match &spec.workspace_host {
+            Some(host) => workspace::open_remote(host, spec.id(), &*self.host.secrets),
+            None => self.open_workspace(Path::new(&spec.workspace)),
         }
     }
 
@@ -506,7 +548,11 @@ impl LocalSessionFactory {
                         ),
                     )
                 })?;
-                Arc::new(crate::executor::RemoteExecutor::new(url, spec.id(), token)?)
+                Arc::new(crate::executor::RemoteExecutor::new(
+                    url,
+                    workspace::executor_name(spec, url),
+                    token,
+                )?)
             }
         })
     }
@@ -529,7 +575,8 @@ impl LocalSessionFactory {
             .with_store(Arc::clone(&log))
             .with_coordinator(self.session_coordinator(&spec))
             .with_state_map(&self.host.state)
-            .with_state_map(extras.state());
+            .with_state_map(extras.state())
+            .with_approval(Approval::new(spec.approve));
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
         let chat_bound = spec.chat && spec.identity.lineage.is_empty();
         if chat_bound {
@@ -553,7 +600,7 @@ impl LocalSessionFactory {
             &plan,
             &self.host.registry,
             &context,
-            self.host.runner.is_some(),
+            self.can_run_subagents(&spec),
         )
         .map_err(invalid)?;
         let session = Session::new(context, tools).with_spec(spec);

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use cy_tools::{BoxFuture, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind};
+use cy_tools::{BoxFuture, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind, UsageEntry};
 
 /// The execution log as one session sees it: it records under that session's id only and reads
 /// back only that session's entries. A child's context carries one keyed by the child, so
@@ -70,6 +70,37 @@ impl ExecutionLog for KeyedLog {
             return Box::pin(async { Err(err) });
         }
         self.inner.entries(session_id)
+    }
+
+    fn record_usage(&self, entry: UsageEntry) -> BoxFuture<'_, Result<(), ServiceError>> {
+        if entry.session_id != self.session_id {
+            let err = self.foreign("record usage of", &entry.session_id);
+            return Box::pin(async { Err(err) });
+        }
+        self.inner.record_usage(entry)
+    }
+
+    fn usage<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<UsageEntry>, ServiceError>> {
+        if session_id != self.session_id {
+            let err = self.foreign("read the usage of", session_id);
+            return Box::pin(async { Err(err) });
+        }
+        self.inner.usage(session_id)
+    }
+}
+
+impl KeyedLog {
+    fn foreign(&self, what: &str, other: &str) -> ServiceError {
+        ServiceError::new(
+            ServiceErrorKind::PermissionDenied,
+            format!(
+                "session `{}` may {what} only itself, not `{other}`",
+                self.session_id
+            ),
+        )
     }
 }
 

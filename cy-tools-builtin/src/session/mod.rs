@@ -24,6 +24,7 @@ mod rules;
 mod runner;
 mod tenant_coordinator;
 mod tree_coordinator;
+mod workspace;
 
 pub use cy_tools::Session;
 pub use factory::LocalSessionFactory;

@@ -78,6 +78,11 @@ pub(super) fn child_spec(
     SessionSpec {
         identity: parent.identity.child(id),
         workspace: workspace.to_string_lossy().into_owned(),
+        // A child of a session on an execution host works in its folder there.
+        workspace_host: parent
+            .workspace_host
+            .as_ref()
+            .map(|host| super::workspace::child_host(host, workspace)),
         tools: profile.tools.clone(),
         executor: parent.executor.clone(),
         chat: false,
@@ -85,6 +90,8 @@ pub(super) fn child_spec(
         code_mode: parent.code_mode,
         subagents,
         max_depth: parent.max_depth,
+        // A child asks about the same calls as its parent: nothing widens down the tree.
+        approve: parent.approve,
     }
 }
 

@@ -10,7 +10,8 @@ use super::Session;
 pub struct SubagentRun<'a> {
     /// The child session, with its tools bound and every call recorded under its own id.
     pub session: &'a Session,
-    /// The profile the child was made from: its limits (`max_turns`) are for the loop to keep.
+    /// The profile the child was made from: its limits (`max_turns`, `max_tokens`) are for the
+    /// loop to keep, and its `model` says which model runs it, when it names one.
     pub profile: &'a SubagentProfile,
     /// The task, as the parent's model wrote it.
     pub task: &'a str,
@@ -18,8 +19,9 @@ pub struct SubagentRun<'a> {
     pub cancel: &'a CancellationToken,
 }
 
-/// Runs a subagent's task to its final answer: the model loop is the application's, so the
-/// library only hands it the child session and takes back the answer.
+/// Runs a subagent's task to its final answer: the library hands the loop the child session and
+/// takes back the answer. `agent::ModelRunner` (feature `agent`) is the built-in one; an
+/// application may bring its own.
 ///
 /// The profile's wall-clock limit is enforced around [`run`](Self::run); its turn limit is the
 /// loop's to keep.

@@ -5,13 +5,21 @@ use std::sync::{Arc, Mutex};
 
 use cy_tools::{
     BoxFuture, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind, SessionSpec, SpecStore,
-    ToolResult,
+    ToolResult, UsageEntry,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::disk::{DiskTrouble, disk_trouble, store_error};
 
-const SCHEMA: &str = "
+/// The migrations, in order: (version, SQL). The version reached is kept in SQLite's
+/// `user_version`. The first is written with `IF NOT EXISTS` because files made before the
+/// schema was versioned (at version 0) already have its tables.
+const MIGRATIONS: &[(i32, &str)] = &[(1, SCHEMA_1), (2, SCHEMA_2)];
+
+/// The newest schema version this build knows.
+const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].0;
+
+const SCHEMA_1: &str = "
 CREATE TABLE IF NOT EXISTS sessions (
     id         TEXT PRIMARY KEY NOT NULL,
     tenant     TEXT NOT NULL,
@@ -34,6 +42,44 @@ CREATE TABLE IF NOT EXISTS calls (
 );
 CREATE INDEX IF NOT EXISTS calls_session ON calls(session_id, seq);
 ";
+
+/// Token usage of model turns (the agent loop's), beside the calls.
+const SCHEMA_2: &str = "
+CREATE TABLE usage (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    session_id    TEXT NOT NULL,
+    turn          INTEGER NOT NULL,
+    provider      TEXT NOT NULL,
+    model         TEXT NOT NULL,
+    input_tokens  INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    recorded_ms   INTEGER NOT NULL
+);
+CREATE INDEX usage_session ON usage(session_id, seq);
+";
+
+/// Brings the file to [`SCHEMA_VERSION`] in one write transaction (so processes opening it
+/// together migrate one at a time), and refuses a file newer than this build.
+fn migrate(conn: &mut Connection, path: &Path) -> rusqlite::Result<Result<(), ServiceError>> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let at: i32 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if at > SCHEMA_VERSION {
+        return Ok(Err(ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "the session store `{}` has schema version {at}, newer than this build knows ({SCHEMA_VERSION}); open it with the cy-tools version that wrote it, or a newer one",
+                path.display()
+            ),
+        )));
+    }
+    for (version, sql) in MIGRATIONS.iter().filter(|m| m.0 > at) {
+        tx.execute_batch(sql)?;
+        // `PRAGMA` takes no parameters; the version is one of the constants above.
+        tx.execute_batch(&format!("PRAGMA user_version = {version}"))?;
+    }
+    tx.commit()?;
+    Ok(Ok(()))
+}
 
 /// Session specs and every recorded call, in one SQLite file.
 ///
@@ -98,7 +144,7 @@ impl SqliteStore {
                 ),
             }
         };
-        let conn = Connection::open(&path).map_err(fail)?;
+        let mut conn = Connection::open(&path).map_err(fail)?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(fail)?;
         // `journal_mode` answers with the mode in force, so it is read as a query.
@@ -113,7 +159,7 @@ impl SqliteStore {
         }
         conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
             .map_err(fail)?;
-        conn.execute_batch(SCHEMA).map_err(fail)?;
+        migrate(&mut conn, &path).map_err(fail)??;
         Ok(SqliteStore {
             inner: Arc::new(Inner {
                 conn: Mutex::new(conn),
@@ -321,6 +367,51 @@ impl ExecutionLog for SqliteStore {
             rows.collect()
         }))
     }
+
+    fn record_usage(&self, entry: UsageEntry) -> BoxFuture<'_, Result<(), ServiceError>> {
+        Box::pin(self.with_conn("recording token usage", move |conn| {
+            conn.prepare_cached(
+                "INSERT INTO usage (session_id, turn, provider, model, input_tokens, output_tokens, recorded_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                entry.session_id,
+                entry.turn,
+                entry.provider,
+                entry.model,
+                i64::try_from(entry.input_tokens).unwrap_or(i64::MAX),
+                i64::try_from(entry.output_tokens).unwrap_or(i64::MAX),
+                i64::try_from(entry.recorded_at_ms).unwrap_or(i64::MAX),
+            ])?;
+            Ok(())
+        }))
+    }
+
+    fn usage<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<UsageEntry>, ServiceError>> {
+        let id = session_id.to_string();
+        Box::pin(self.with_conn("reading token usage", move |conn| {
+            let mut stmt = conn.prepare_cached(
+                "SELECT session_id, turn, provider, model, input_tokens, output_tokens, recorded_ms
+                 FROM usage WHERE session_id = ?1 ORDER BY seq",
+            )?;
+            let rows = stmt.query_map([&id], |row| {
+                let count = |i: usize| row.get::<_, i64>(i).map(|n| u64::try_from(n).unwrap_or(0));
+                Ok(UsageEntry {
+                    session_id: row.get(0)?,
+                    turn: row.get(1)?,
+                    provider: row.get(2)?,
+                    model: row.get(3)?,
+                    input_tokens: count(4)?,
+                    output_tokens: count(5)?,
+                    recorded_at_ms: count(6)?,
+                })
+            })?;
+            rows.collect()
+        }))
+    }
 }
 
 #[cfg(test)]
@@ -380,6 +471,63 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(errors, 1);
+    }
+
+    #[tokio::test]
+    async fn a_file_from_before_versioned_schemas_is_migrated_and_keeps_its_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        {
+            // The schema as builds before the usage table wrote it: no `user_version`.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(SCHEMA_1).unwrap();
+            conn.execute(
+                "INSERT INTO calls (session_id, call_id, parent_call, tool, arguments, result, is_error, started_ms, duration_us)
+                 VALUES ('s', 'c1', NULL, 'read_file', '{\"path\":\"a\"}', '{\"content\":[],\"is_error\":false}', 0, 5, 6)",
+                [],
+            )
+            .unwrap();
+        }
+        let store = SqliteStore::open(&path).unwrap();
+        let entries = store.entries("s").await.unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[0].arguments, json!({"path": "a"}));
+        let turn = UsageEntry {
+            session_id: "s".to_string(),
+            turn: 1,
+            provider: "openai".to_string(),
+            model: "m".to_string(),
+            input_tokens: 120,
+            output_tokens: 7,
+            recorded_at_ms: 9,
+        };
+        store.record_usage(turn.clone()).await.unwrap();
+        drop(store);
+        let again = SqliteStore::open(&path).unwrap();
+        assert_eq!(again.usage("s").await.unwrap(), [turn]);
+        assert!(again.usage("t").await.unwrap().is_empty());
+        let version: i32 = again
+            .with_conn("reading the version", |conn| {
+                conn.query_row("PRAGMA user_version", [], |row| row.get(0))
+            })
+            .await
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+    }
+
+    #[tokio::test]
+    async fn a_file_newer_than_this_build_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.db");
+        Connection::open(&path)
+            .unwrap()
+            .execute_batch("PRAGMA user_version = 99")
+            .unwrap();
+        let err = SqliteStore::open(&path).unwrap_err().to_string();
+        assert!(
+            err.contains("schema version 99, newer than this build knows"),
+            "{err}"
+        );
     }
 
     #[tokio::test]

@@ -6,11 +6,14 @@
 
 use std::time::Duration;
 
+use cy_tools::services::ProgressCounter;
 use cy_tools::{
     BoxFuture, CallInfo, CodeOptions, Ctx, RawToolDefinition, ShellResult, ToolAnnotations,
     ToolResult, capability_set,
 };
 use serde_json::{Value, json};
+
+use super::progress::{Measure, reporting};
 
 /// The timeout of a call that sets no `timeout_ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
@@ -81,14 +84,18 @@ fn execute_code<'a>(
                 "`code` is empty; pass the Python program to run, such as `print(1 + 1)`",
             );
         }
+        let lines = ProgressCounter::default();
         let options = CodeOptions {
             filename,
             timeout: Some(Duration::from_millis(timeout_ms)),
             cancel: call.cancel.clone(),
             call_id: Some(call.id.to_string()),
+            output_lines: call.wants_progress().then(|| lines.clone()),
+            approver: call.approver().cloned(),
             ..CodeOptions::default()
         };
-        match ctx.execute_code().execute(code, options).await {
+        let run = ctx.execute_code().execute(code, options);
+        match reporting(&call, Measure::Count(&lines, "lines of output so far"), run).await {
             Ok(result) => render(&result, timeout_ms),
             Err(err) => ToolResult::error(err.to_string()),
         }

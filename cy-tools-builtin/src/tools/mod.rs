@@ -9,6 +9,7 @@ pub mod execute_code;
 pub mod find_files;
 pub mod list_directory;
 pub mod process;
+mod progress;
 pub mod read_file;
 pub mod search_text;
 #[cfg(feature = "sessions")]

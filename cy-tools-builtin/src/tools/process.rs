@@ -5,6 +5,8 @@ use cy_tools::{ExecOptions, ProcessInfo, ProcessTable};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use super::progress::{Measure, reporting};
+
 /// What to do with the session's background processes: `start` a command, see a process's
 /// `status`, read its new `output`, `write` to its standard input, `kill` it, or `list` them
 /// all.
@@ -60,6 +62,7 @@ impl ProcessAction {
 )]
 pub async fn process(
     ctx: Ctx<'_>,
+    call: CallInfo<'_>,
     /// What to do: `start` runs `command` in the background and returns its id; `status`,
     /// `output` (what it wrote since the last `output`), `write` (send `input`) and `kill` act on
     /// process `id`; `list` shows every process of the session.
@@ -111,11 +114,11 @@ pub async fn process(
         }
         ProcessAction::Status => {
             let id = required(action, id, "id")?;
-            Ok(describe(&table.status(&id)?))
+            Ok(describe(&table.status(&id).await?))
         }
         ProcessAction::Output => {
             let id = required(action, id, "id")?;
-            let output = table.output(&id)?;
+            let output = table.output(&id).await?;
             let mut text = describe(&output.info);
             if output.dropped_bytes > 0 {
                 text.push_str(&format!(
@@ -138,7 +141,9 @@ pub async fn process(
                     "`input` is empty; pass the text to send, ending a line with `\\n`",
                 ));
             }
-            table.write_stdin(&id, input.clone().into_bytes()).await?;
+            let what = format!("`{id}` to take the input");
+            let write = table.write_stdin(&id, input.clone().into_bytes());
+            reporting(&call, Measure::Waiting(&what), write).await?;
             Ok(format!(
                 "wrote {} bytes to the standard input of `{id}`; read its reply with action `output`",
                 input.len()
@@ -146,10 +151,11 @@ pub async fn process(
         }
         ProcessAction::Kill => {
             let id = required(action, id, "id")?;
-            kill(table, &id).await
+            let what = format!("`{id}` and what it started to exit");
+            reporting(&call, Measure::Waiting(&what), kill(table, &id)).await
         }
         ProcessAction::List => {
-            let all = table.list();
+            let all = table.list().await?;
             if all.is_empty() {
                 return Ok(
                     "no background processes in this session; start one with action `start`"
@@ -163,7 +169,7 @@ pub async fn process(
 }
 
 async fn kill(table: &dyn ProcessTable, id: &str) -> Result<String, ToolError> {
-    let before = table.status(id)?;
+    let before = table.status(id).await?;
     if !before.running {
         return Ok(format!("{}; nothing to kill", describe(&before)));
     }

@@ -2,7 +2,9 @@
 
 use cy_tools::SearchOptions;
 use cy_tools::prelude::*;
+use cy_tools::services::ProgressCounter;
 
+use super::progress::{Measure, reporting};
 use super::text::plural;
 
 /// Matching lines returned at most.
@@ -20,6 +22,7 @@ const MAX_RESULTS: u32 = 1000;
 )]
 pub async fn search_text(
     ctx: Ctx<'_>,
+    call: CallInfo<'_>,
     /// The regular expression to look for.
     pattern: String,
     /// Folder to search in, relative to the workspace root.
@@ -39,19 +42,19 @@ pub async fn search_text(
             "`max_results` must be between 1 and {MAX_RESULTS}, got {max_results}"
         )));
     }
-    let result = ctx
-        .env()
-        .search(
-            &path,
-            SearchOptions {
-                pattern: pattern.clone(),
-                glob,
-                case_insensitive,
-                max_matches: max_results as usize,
-                respect_gitignore: true,
-            },
-        )
-        .await?;
+    let searched = ProgressCounter::default();
+    let search = ctx.env().search(
+        &path,
+        SearchOptions {
+            pattern: pattern.clone(),
+            glob,
+            case_insensitive,
+            max_matches: max_results as usize,
+            respect_gitignore: true,
+            files_searched: call.wants_progress().then(|| searched.clone()),
+        },
+    );
+    let result = reporting(&call, Measure::Count(&searched, "files searched"), search).await?;
     if result.matches.is_empty() {
         return Ok(format!(
             "no matches for `{pattern}` in {} under `{path}`",

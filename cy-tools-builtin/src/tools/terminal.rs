@@ -3,7 +3,10 @@
 use std::time::Duration;
 
 use cy_tools::prelude::*;
+use cy_tools::services::ProgressCounter;
 use cy_tools::{ExecOptions, ShellResult};
+
+use super::progress::{Measure, reporting};
 
 /// Run a shell command with `/bin/sh -c` in the workspace and return its exit code, stdout and
 /// stderr. It starts in the workspace root (or `cwd`) with a clean environment. It and every
@@ -36,13 +39,16 @@ pub async fn terminal(
             "`timeout` must be at least 1 second; leave it out for the workspace's default",
         );
     }
+    let lines = ProgressCounter::default();
     let options = ExecOptions {
         cwd,
         timeout: timeout.map(Duration::from_secs),
         cancel: Some(call.cancel.clone()),
+        output_lines: call.wants_progress().then(|| lines.clone()),
         ..ExecOptions::default()
     };
-    match ctx.env().exec(&command, options).await {
+    let run = ctx.env().exec(&command, options);
+    match reporting(&call, Measure::Count(&lines, "lines of output so far"), run).await {
         Ok(result) => render(&result, timeout),
         Err(err) => ToolResult::error(err.to_string()),
     }

@@ -1,22 +1,28 @@
-//! The file tools' happy paths and error paths, with the exact text the model sees.
+//! The file tools' happy paths and error paths, with the exact text the model sees, on each
+//! workspace backend: the local sandbox, and the remote sandbox on a control server (the same
+//! bodies, so the two cannot drift apart unnoticed).
 
 use std::sync::Arc;
 
 use cy_tools::{CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolRegistry, Toolset};
-use cy_tools_builtin::LocalSandbox;
 use serde_json::{Value, json};
+
+use crate::support::backend::{Backend, on_each_backend};
+use crate::support::workspace::{self, Workspace};
 
 struct Fixture {
     _dir: tempfile::TempDir,
+    _workspace: Workspace,
     root: std::path::PathBuf,
     tools: Toolset,
 }
 
-fn fixture() -> Fixture {
+fn fixture(backend: Backend) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    let env = LocalSandbox::new(&root).unwrap().env();
-    let ctx = ToolContext::new(SessionIdentity::root("files", "acme")).with_env(Arc::new(env));
+    let workspace = workspace::open(backend, dir.path(), "files");
+    let root = workspace.folder.clone();
+    let ctx = ToolContext::new(SessionIdentity::root("files", "acme"))
+        .with_env(Arc::clone(&workspace.env));
     let registry = ToolRegistry::linked().unwrap();
     let tools = registry.build(
         &[
@@ -32,6 +38,7 @@ fn fixture() -> Fixture {
     assert_eq!(tools.len(), 6);
     Fixture {
         _dir: dir,
+        _workspace: workspace,
         root,
         tools,
     }
@@ -79,9 +86,9 @@ impl Fixture {
     }
 }
 
-#[tokio::test]
-async fn read_file_numbers_lines_and_pages() {
-    let f = fixture();
+on_each_backend! {
+async fn read_file_numbers_lines_and_pages(backend: Backend) {
+    let f = fixture(backend);
     f.put("a.txt", "one\ntwo\r\nthree\nfour");
     assert_eq!(
         f.ok("read_file", json!({"path": "a.txt"})).await,
@@ -117,9 +124,8 @@ async fn read_file_numbers_lines_and_pages() {
     );
 }
 
-#[tokio::test]
-async fn read_file_pages_across_chunks_and_cuts_long_lines() {
-    let f = fixture();
+async fn read_file_pages_across_chunks_and_cuts_long_lines(backend: Backend) {
+    let f = fixture(backend);
     let text: String = (1..=20_000).map(|i| format!("line number {i}\n")).collect();
     f.put("big.txt", &text);
     let page = f
@@ -137,9 +143,8 @@ async fn read_file_pages_across_chunks_and_cuts_long_lines() {
     assert!(long.ends_with("… [line cut at 2000 characters]"), "{long}");
 }
 
-#[tokio::test]
-async fn read_file_refuses_binary_folders_and_missing_files() {
-    let f = fixture();
+async fn read_file_refuses_binary_folders_and_missing_files(backend: Backend) {
+    let f = fixture(backend);
     std::fs::write(f.root.join("bin.dat"), [0x7f, b'E', b'L', b'F', 0, 1, 2]).unwrap();
     assert_eq!(
         f.err("read_file", json!({"path": "bin.dat"})).await,
@@ -156,9 +161,8 @@ async fn read_file_refuses_binary_folders_and_missing_files() {
     );
 }
 
-#[tokio::test]
-async fn write_file_creates_replaces_and_makes_folders() {
-    let f = fixture();
+async fn write_file_creates_replaces_and_makes_folders(backend: Backend) {
+    let f = fixture(backend);
     assert_eq!(
         f.ok(
             "write_file",
@@ -205,9 +209,8 @@ async fn write_file_creates_replaces_and_makes_folders() {
     );
 }
 
-#[tokio::test]
-async fn write_file_through_an_inside_symlink_writes_its_target() {
-    let f = fixture();
+async fn write_file_through_an_inside_symlink_writes_its_target(backend: Backend) {
+    let f = fixture(backend);
     f.put("real.txt", "old");
     std::os::unix::fs::symlink("real.txt", f.root.join("alias.txt")).unwrap();
     f.ok("write_file", json!({"path": "alias.txt", "content": "new"}))
@@ -224,9 +227,8 @@ async fn write_file_through_an_inside_symlink_writes_its_target() {
     );
 }
 
-#[tokio::test]
-async fn edit_file_replaces_exactly_once_or_explains() {
-    let f = fixture();
+async fn edit_file_replaces_exactly_once_or_explains(backend: Backend) {
+    let f = fixture(backend);
     f.put("code.py", "x = 1\ny = 1\nprint(x)\n");
     assert_eq!(
         f.ok(
@@ -291,9 +293,8 @@ async fn edit_file_replaces_exactly_once_or_explains() {
     );
 }
 
-#[tokio::test]
-async fn list_directory_sorts_and_marks_kinds() {
-    let f = fixture();
+async fn list_directory_sorts_and_marks_kinds(backend: Backend) {
+    let f = fixture(backend);
     f.put("b.txt", "bb");
     f.put("a/inner.txt", "x");
     f.put(".hidden", "");
@@ -323,9 +324,8 @@ async fn list_directory_sorts_and_marks_kinds() {
     );
 }
 
-#[tokio::test]
-async fn find_files_globs_and_honours_gitignore() {
-    let f = fixture();
+async fn find_files_globs_and_honours_gitignore(backend: Backend) {
+    let f = fixture(backend);
     f.put("src/main.rs", "");
     f.put("src/lib/util.rs", "");
     f.put("README.md", "");
@@ -352,9 +352,8 @@ async fn find_files_globs_and_honours_gitignore() {
     );
 }
 
-#[tokio::test]
-async fn search_text_reports_file_and_line() {
-    let f = fixture();
+async fn search_text_reports_file_and_line(backend: Backend) {
+    let f = fixture(backend);
     f.put("src/a.rs", "fn main() {\n    println!(\"hello\");\n}\n");
     f.put("src/b.py", "print('Hello')\n");
     f.put("build/out.rs", "hello again\n");
@@ -399,9 +398,8 @@ async fn search_text_reports_file_and_line() {
     );
 }
 
-#[tokio::test]
-async fn search_text_keeps_file_order_when_it_stops_early() {
-    let f = fixture();
+async fn search_text_keeps_file_order_when_it_stops_early(backend: Backend) {
+    let f = fixture(backend);
     for i in 0..60 {
         f.put(
             &format!("d{}/f{i:02}.txt", i % 3),
@@ -433,6 +431,7 @@ async fn search_text_keeps_file_order_when_it_stops_early() {
         ),
         "{all}"
     );
+}
 }
 
 #[test]

@@ -9,6 +9,7 @@
 
 mod support;
 
+mod agent;
 mod cli;
 mod code_mode;
 mod concurrent_runs;

@@ -1,5 +1,7 @@
 //! An attack corpus: paths that try to leave the workspace, sent through every file tool.
-//! Every one must be refused, and nothing outside the workspace may be read or written.
+//! Every one must be refused, and nothing outside the workspace may be read or written: on the
+//! local sandbox, and on the remote sandbox, where the control server (whose root holds both
+//! the workspace and the folder outside it) must refuse them itself.
 
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
@@ -15,6 +17,9 @@ use cy_tools_builtin::tools::{
     read_file::READ_FILE, search_text::SEARCH_TEXT, write_file::WRITE_FILE,
 };
 use serde_json::json;
+
+use crate::support::backend::{Backend, on_each_backend};
+use crate::support::workspace::{self, Workspace};
 
 const SECRET: &str = "TOP SECRET: outside the workspace";
 
@@ -57,9 +62,14 @@ fn corpus() -> Vec<String> {
         .expect("path_attacks.json is a JSON array of strings")
 }
 
-fn tools(ws: &Path) -> Vec<BoundTool> {
-    let env = LocalSandbox::new(ws).unwrap().env();
-    let ctx = ToolContext::new(SessionIdentity::root("attack", "acme")).with_env(Arc::new(env));
+/// The workspace `ws` of `layout` on `backend`: for a remote one, the server's root is the
+/// folder holding `ws` and `outside`.
+fn view(backend: Backend, layout: &Layout) -> Workspace {
+    workspace::open(backend, &layout.base, "ws")
+}
+
+fn tools(env: &Arc<dyn Sandbox>) -> Vec<BoundTool> {
+    let ctx = ToolContext::new(SessionIdentity::root("attack", "acme")).with_env(Arc::clone(env));
     vec![
         bind_tool(&READ_FILE, ctx.clone()).unwrap(),
         bind_tool(&WRITE_FILE, ctx.clone()).unwrap(),
@@ -106,11 +116,12 @@ fn outside_state(layout: &Layout) -> Vec<(PathBuf, Vec<u8>)> {
     files
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_escape_is_refused_by_every_file_tool() {
+on_each_backend! {
+async fn every_escape_is_refused_by_every_file_tool(backend: Backend) {
     let layout = layout();
     let before = outside_state(&layout);
-    let tools = tools(&layout.ws);
+    let view = view(backend, &layout);
+    let tools = tools(&view.env);
     let corpus = corpus();
     assert!(corpus.len() >= 40, "the corpus has {} paths", corpus.len());
     let cancel = CancellationToken::new();
@@ -151,11 +162,11 @@ async fn every_escape_is_refused_by_every_file_tool() {
     assert!(!Path::new("/tmp/cy-escape.txt").exists());
 }
 
-#[tokio::test]
-async fn symlinks_that_stay_inside_still_work() {
+async fn symlinks_that_stay_inside_still_work(backend: Backend) {
     let layout = layout();
     symlink("inside.txt", layout.ws.join("link_in")).unwrap();
-    let env = LocalSandbox::new(&layout.ws).unwrap().env();
+    let view = view(backend, &layout);
+    let env = &view.env;
     assert_eq!(env.read("link_in").await.unwrap(), b"inside\n");
     assert_eq!(env.read("sub/../inside.txt").await.unwrap(), b"inside\n");
     assert_eq!(
@@ -164,42 +175,14 @@ async fn symlinks_that_stay_inside_still_work() {
     );
 }
 
-#[test]
-fn resolve_path_refuses_a_final_symlink_that_leads_out() {
-    let layout = layout();
-    symlink("inside.txt", layout.ws.join("link_in")).unwrap();
-    symlink("missing.txt", layout.ws.join("dangling_in")).unwrap();
-    symlink("../outside/none.txt", layout.ws.join("dangling_out")).unwrap();
-    let env = LocalSandbox::new(&layout.ws).unwrap().env();
-    for link in [
-        "link_out_file",
-        "link_out_abs",
-        "link_out_dir",
-        "link_out_dir_abs",
-        "link_root",
-        "sub/link_up",
-        "dangling_out",
-    ] {
-        let err = env.resolve_path(link).unwrap_err();
-        assert_eq!(
-            err.kind(),
-            cy_tools::ServiceErrorKind::OutsideSandbox,
-            "{link}: {err}"
-        );
-    }
-    for link in ["link_in", "dangling_in", "inside.txt", "new.txt"] {
-        assert_eq!(env.resolve_path(link).unwrap(), layout.ws.join(link));
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_symlink_swapped_in_between_check_and_use_is_refused() {
+async fn a_symlink_swapped_in_between_check_and_use_is_refused(backend: Backend) {
     let layout = layout();
     let swap = layout.ws.join("swap");
     let real = layout.ws.join("real");
     std::fs::create_dir_all(&real).unwrap();
     std::fs::write(real.join("secret.txt"), "inside copy").unwrap();
-    let env = LocalSandbox::new(&layout.ws).unwrap().env();
+    let view = view(backend, &layout);
+    let env = &view.env;
     let stop = Arc::new(AtomicBool::new(false));
     // Flip `swap` between a folder inside and a symlink to the folder outside, as fast as
     // possible, while reads go through it.
@@ -241,10 +224,10 @@ async fn a_symlink_swapped_in_between_check_and_use_is_refused() {
     );
 }
 
-#[tokio::test]
-async fn a_child_view_cannot_reach_its_parents_files() {
+async fn a_child_view_cannot_reach_its_parents_files(backend: Backend) {
     let layout = layout();
-    let root = LocalSandbox::new(&layout.ws).unwrap().env();
+    let view = view(backend, &layout);
+    let root = &view.env;
     let child = root.scoped("child-1").unwrap();
     assert_eq!(child.describe(), "/workspace/child-1");
     child.write("mine.txt", b"child".to_vec()).await.unwrap();
@@ -269,5 +252,51 @@ async fn a_child_view_cannot_reach_its_parents_files() {
         "{err}"
     );
     assert!(root.scoped("../escape").is_err());
+    refused_scope(root, "link_out_dir").await;
+}
+}
+
+/// A view scoped to `subdir` is refused: when it is made (the local sandbox opens its folder
+/// at once), or at its first use (a remote one is opened by its server).
+async fn refused_scope(root: &Arc<dyn Sandbox>, subdir: &str) {
+    let err = match root.scoped(subdir) {
+        Err(err) => err,
+        Ok(child) => child.list_dir(".").await.unwrap_err(),
+    };
+    assert!(err.to_string().contains(&format!("`{subdir}`")), "{err}");
+}
+
+#[test]
+fn a_local_child_view_is_refused_when_it_is_made() {
+    let layout = layout();
+    let root = LocalSandbox::new(&layout.ws).unwrap().env();
     assert!(root.scoped("link_out_dir").is_err());
+}
+
+#[test]
+fn resolve_path_refuses_a_final_symlink_that_leads_out() {
+    let layout = layout();
+    symlink("inside.txt", layout.ws.join("link_in")).unwrap();
+    symlink("missing.txt", layout.ws.join("dangling_in")).unwrap();
+    symlink("../outside/none.txt", layout.ws.join("dangling_out")).unwrap();
+    let env = LocalSandbox::new(&layout.ws).unwrap().env();
+    for link in [
+        "link_out_file",
+        "link_out_abs",
+        "link_out_dir",
+        "link_out_dir_abs",
+        "link_root",
+        "sub/link_up",
+        "dangling_out",
+    ] {
+        let err = env.resolve_path(link).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            cy_tools::ServiceErrorKind::OutsideSandbox,
+            "{link}: {err}"
+        );
+    }
+    for link in ["link_in", "dangling_in", "inside.txt", "new.txt"] {
+        assert_eq!(env.resolve_path(link).unwrap(), layout.ws.join(link));
+    }
 }

@@ -1,5 +1,6 @@
 //! The `process` tool through `BoundTool::execute`: each action's happy path and each mistake,
-//! with the exact text the model sees.
+//! with the exact text the model sees, on each workspace backend: the local sandbox, and the
+//! remote one (a control server on loopback, which keeps the processes), with the same bodies.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,31 +11,50 @@ use cy_tools::{
     BoundTool, CancellationToken, Sandbox, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
     ToolResult, bind_tool,
 };
+use cy_tools_builtin::ExecLimits;
 use cy_tools_builtin::tools::process::PROCESS;
-use cy_tools_builtin::{ExecLimits, LocalSandbox, SessionEnv};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
+use crate::support::backend::{Backend, on_each_backend};
+use crate::support::workspace::{self, Workspace};
+
 struct Session {
-    dir: TempDir,
-    env: SessionEnv,
+    dir: Dir,
+    env: Arc<dyn Sandbox>,
     tool: BoundTool,
 }
 
-fn session_with(limits: ExecLimits) -> Session {
-    let dir = tempfile::tempdir().unwrap();
-    let env = LocalSandbox::new(dir.path())
-        .unwrap()
-        .with_limits(limits)
-        .env();
-    let context =
-        ToolContext::new(SessionIdentity::root("s-1", "acme")).with_env(Arc::new(env.clone()));
-    let tool = bind_tool(&PROCESS, context).unwrap();
-    Session { dir, env, tool }
+/// The workspace folder of a test, on its backend.
+struct Dir {
+    _tmp: TempDir,
+    workspace: Workspace,
 }
 
-fn session() -> Session {
-    session_with(ExecLimits::default())
+impl Dir {
+    fn path(&self) -> &std::path::Path {
+        &self.workspace.folder
+    }
+}
+
+fn session_with(backend: Backend, limits: ExecLimits) -> Session {
+    let tmp = tempfile::tempdir().unwrap();
+    let workspace = workspace::open_with(backend, tmp.path(), "s-1", limits);
+    let env = Arc::clone(&workspace.env);
+    let context = ToolContext::new(SessionIdentity::root("s-1", "acme")).with_env(Arc::clone(&env));
+    let tool = bind_tool(&PROCESS, context).unwrap();
+    Session {
+        dir: Dir {
+            _tmp: tmp,
+            workspace,
+        },
+        env,
+        tool,
+    }
+}
+
+fn session(backend: Backend) -> Session {
+    session_with(backend, ExecLimits::default())
 }
 
 impl Session {
@@ -56,11 +76,12 @@ impl Session {
         result.text_content()
     }
 
-    fn pid(&self, id: &str) -> u32 {
+    async fn pid(&self, id: &str) -> u32 {
         self.env
             .processes()
             .unwrap()
             .status(id)
+            .await
             .unwrap()
             .pid
             .unwrap()
@@ -70,7 +91,7 @@ impl Session {
     async fn wait_end(&self, id: &str) {
         let table = self.env.processes().unwrap();
         let until = Instant::now() + Duration::from_secs(10);
-        while table.status(id).unwrap().running {
+        while table.status(id).await.unwrap().running {
             assert!(Instant::now() < until, "`{id}` never ended");
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
@@ -91,16 +112,16 @@ impl Session {
     }
 }
 
-#[tokio::test]
-async fn start_status_write_output_and_list() {
-    let s = session();
+on_each_backend! {
+async fn start_status_write_output_and_list(backend: Backend) {
+    let s = session(backend);
     assert_eq!(
         s.ok(json!({"action": "list"})).await,
         "no background processes in this session; start one with action `start`"
     );
     let cmd = "echo ready; echo warn >&2; read x; echo got $x";
     let started = s.ok(json!({"action": "start", "command": cmd})).await;
-    let pid = s.pid("p1");
+    let pid = s.pid("p1").await;
     assert_eq!(
         started,
         format!(
@@ -139,7 +160,7 @@ async fn start_status_write_output_and_list() {
     );
     s.ok(json!({"action": "start", "command": "sleep 30"}))
         .await;
-    let pid3 = s.pid("p3");
+    let pid3 = s.pid("p3").await;
     assert_eq!(
         s.ok(json!({"action": "list"})).await,
         format!(
@@ -148,9 +169,8 @@ async fn start_status_write_output_and_list() {
     );
 }
 
-#[tokio::test]
-async fn output_reports_dropped_bytes() {
-    let s = session_with(ExecLimits {
+async fn output_reports_dropped_bytes(backend: Backend) {
+    let s = session_with(backend, ExecLimits {
         process_buffer: 8,
         ..ExecLimits::default()
     });
@@ -163,9 +183,8 @@ async fn output_reports_dropped_bytes() {
     );
 }
 
-#[tokio::test]
-async fn kill_stops_the_process_and_everything_it_started() {
-    let s = session();
+async fn kill_stops_the_process_and_everything_it_started(backend: Backend) {
+    let s = session(backend);
     s.ok(
         json!({"action": "start", "command": "sh -c 'echo $$ > child.pid; exec sleep 30' & wait"}),
     )
@@ -206,9 +225,8 @@ async fn kill_stops_the_process_and_everything_it_started() {
     );
 }
 
-#[tokio::test]
-async fn missing_and_extra_fields_are_explained() {
-    let s = session();
+async fn missing_and_extra_fields_are_explained(backend: Backend) {
+    let s = session(backend);
     let cases = [
         (
             json!({"action": "start"}),
@@ -278,9 +296,8 @@ async fn missing_and_extra_fields_are_explained() {
     );
 }
 
-#[tokio::test]
-async fn unknown_ids_bad_folders_and_ended_processes_are_explained() {
-    let s = session();
+async fn unknown_ids_bad_folders_and_ended_processes_are_explained(backend: Backend) {
+    let s = session(backend);
     std::fs::write(s.dir.path().join("notes.txt"), "x").unwrap();
     for action in ["status", "output", "kill"] {
         assert_eq!(
@@ -310,6 +327,7 @@ async fn unknown_ids_bad_folders_and_ended_processes_are_explained() {
             .await,
         "process `p1` has exited, so it reads no more input; start it again to send it input"
     );
+}
 }
 
 #[tokio::test]

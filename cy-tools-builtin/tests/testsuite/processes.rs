@@ -22,7 +22,7 @@ async fn finish(table: &dyn ProcessTable, id: &str) -> (ProcessInfo, String, Str
     let until = Instant::now() + Duration::from_secs(10);
     let (mut stdout, mut stderr, mut dropped) = (String::new(), String::new(), 0);
     loop {
-        let output = table.output(id).unwrap();
+        let output = table.output(id).await.unwrap();
         stdout.push_str(&output.stdout);
         stderr.push_str(&output.stderr);
         dropped += output.dropped_bytes;
@@ -39,7 +39,7 @@ async fn read_until(table: &dyn ProcessTable, id: &str, want: &str) -> String {
     let until = Instant::now() + Duration::from_secs(10);
     let mut seen = String::new();
     while !seen.contains(want) {
-        seen.push_str(&table.output(id).unwrap().stdout);
+        seen.push_str(&table.output(id).await.unwrap().stdout);
         assert!(Instant::now() < until, "never saw {want:?}; saw {seen:?}");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -50,7 +50,7 @@ async fn read_until(table: &dyn ProcessTable, id: &str, want: &str) -> String {
 async fn processes_get_ids_in_start_order_and_report_how_they_ended() {
     let (_dir, env) = sandbox();
     let table = env.processes().unwrap();
-    assert!(table.list().is_empty());
+    assert!(table.list().await.unwrap().is_empty());
     let first = table
         .start("echo out; echo err >&2; exit 3", ExecOptions::default())
         .await
@@ -73,13 +73,15 @@ async fn processes_get_ids_in_start_order_and_report_how_they_ended() {
     );
     assert_eq!(info.exit_code, Some(3));
     assert_eq!(info.pid, None);
-    assert_eq!(table.status("p1").unwrap(), info);
+    assert_eq!(table.status("p1").await.unwrap(), info);
     // Read once: nothing new comes after.
-    let again = table.output("p1").unwrap();
+    let again = table.output("p1").await.unwrap();
     assert_eq!((again.stdout.as_str(), again.stderr.as_str()), ("", ""));
 
     let listed: Vec<(String, bool)> = table
         .list()
+        .await
+        .unwrap()
         .into_iter()
         .map(|p| (p.id, p.running))
         .collect();
@@ -98,7 +100,7 @@ async fn output_is_what_is_new_since_the_last_read() {
         .await
         .unwrap();
     assert_eq!(read_until(table, "p1", "one\n").await, "one\n");
-    assert_eq!(table.output("p1").unwrap().stdout, "");
+    assert_eq!(table.output("p1").await.unwrap().stdout, "");
     table.write_stdin("p1", b"go\n".to_vec()).await.unwrap();
     let (info, stdout, _, _) = finish(table, "p1").await;
     assert_eq!(stdout, "two\n");
@@ -165,7 +167,7 @@ async fn kill_ends_the_whole_group() {
     for pid in pids {
         assert!(dead(pid), "process {pid} survived kill");
     }
-    let output = table.output("p1").unwrap();
+    let output = table.output("p1").await.unwrap();
     assert_eq!(output.stderr, "[the process was killed by signal 9]");
     // Killing it again changes nothing.
     assert_eq!(table.kill("p1").await.unwrap(), info);
@@ -239,16 +241,16 @@ async fn unread_output_is_bounded_and_the_dropped_bytes_counted() {
         .await
         .unwrap();
     let until = Instant::now() + Duration::from_secs(10);
-    while table.status("p1").unwrap().running {
+    while table.status("p1").await.unwrap().running {
         assert!(Instant::now() < until);
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let output = table.output("p1").unwrap();
+    let output = table.output("p1").await.unwrap();
     // The newest 64 KiB are kept: the tail of the `a`s, a newline and `end`.
     assert_eq!(output.stdout.len(), 64 * 1024);
     assert!(output.stdout.ends_with("aaaa\nend\n"));
     assert_eq!(output.dropped_bytes, 300_000 + 5 - 64 * 1024);
-    assert_eq!(table.output("p1").unwrap().dropped_bytes, 0);
+    assert_eq!(table.output("p1").await.unwrap().dropped_bytes, 0);
 }
 
 #[tokio::test]
@@ -282,7 +284,7 @@ async fn processes_start_in_the_view_with_a_clean_environment() {
 async fn unknown_ids_and_bad_folders_are_refused_clearly() {
     let (_dir, env) = sandbox();
     let table = env.processes().unwrap();
-    let err = table.status("p1").unwrap_err();
+    let err = table.status("p1").await.unwrap_err();
     assert_eq!(err.kind(), ServiceErrorKind::NotFound);
     assert_eq!(
         err.to_string(),
@@ -291,7 +293,7 @@ async fn unknown_ids_and_bad_folders_are_refused_clearly() {
     table.start("true", ExecOptions::default()).await.unwrap();
     table.start("true", ExecOptions::default()).await.unwrap();
     let expected = "no background process `p7` in this session (its processes are `p1`, `p2`); use an id that starting a process returned";
-    assert_eq!(table.output("p7").unwrap_err().to_string(), expected);
+    assert_eq!(table.output("p7").await.unwrap_err().to_string(), expected);
     assert_eq!(table.kill("p7").await.unwrap_err().to_string(), expected);
     assert_eq!(
         table
@@ -314,7 +316,7 @@ async fn unknown_ids_and_bad_folders_are_refused_clearly() {
     };
     let err = table.start("true", options).await.unwrap_err();
     assert_eq!(err.kind(), ServiceErrorKind::OutsideSandbox);
-    assert_eq!(table.list().len(), 2);
+    assert_eq!(table.list().await.unwrap().len(), 2);
 }
 
 #[tokio::test]

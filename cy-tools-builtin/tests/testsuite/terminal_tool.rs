@@ -1,5 +1,6 @@
 //! The `terminal` tool through `BoundTool::execute`: the exact text the model sees for every
-//! way a command can end, and for every mistake in a call.
+//! way a command can end, and for every mistake in a call: on each workspace backend, the
+//! local sandbox and the remote one (a control server on loopback), with the same bodies.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -9,23 +10,43 @@ use cy_tools::{
     BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolRegistry, ToolResult,
     bind_tool,
 };
+use cy_tools_builtin::ExecLimits;
 use cy_tools_builtin::tools::terminal::TERMINAL;
-use cy_tools_builtin::{ExecLimits, LocalSandbox};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-fn terminal_with(limits: ExecLimits) -> (TempDir, BoundTool) {
-    let dir = tempfile::tempdir().unwrap();
-    let env = LocalSandbox::new(dir.path())
-        .unwrap()
-        .with_limits(limits)
-        .env();
-    let context = ToolContext::new(SessionIdentity::root("s-1", "acme")).with_env(Arc::new(env));
-    (dir, bind_tool(&TERMINAL, context).unwrap())
+use crate::support::backend::{Backend, on_each_backend};
+use crate::support::workspace::{self, Workspace};
+
+/// The workspace folder of a test, on its backend.
+struct Dir {
+    _tmp: TempDir,
+    workspace: Workspace,
 }
 
-fn terminal() -> (TempDir, BoundTool) {
-    terminal_with(ExecLimits::default())
+impl Dir {
+    fn path(&self) -> &std::path::Path {
+        &self.workspace.folder
+    }
+}
+
+fn terminal_with(backend: Backend, limits: ExecLimits) -> (Dir, BoundTool) {
+    let tmp = tempfile::tempdir().unwrap();
+    let workspace = workspace::open_with(backend, tmp.path(), "s-1", limits);
+    let context =
+        ToolContext::new(SessionIdentity::root("s-1", "acme")).with_env(Arc::clone(&workspace.env));
+    let tool = bind_tool(&TERMINAL, context).unwrap();
+    (
+        Dir {
+            _tmp: tmp,
+            workspace,
+        },
+        tool,
+    )
+}
+
+fn terminal(backend: Backend) -> (Dir, BoundTool) {
+    terminal_with(backend, ExecLimits::default())
 }
 
 async fn call(tool: &BoundTool, args: Value) -> ToolResult {
@@ -43,9 +64,9 @@ fn failed(result: &ToolResult) -> String {
     result.text_content()
 }
 
-#[tokio::test]
-async fn a_successful_command_shows_exit_code_stdout_and_stderr() {
-    let (_dir, tool) = terminal();
+on_each_backend! {
+async fn a_successful_command_shows_exit_code_stdout_and_stderr(backend: Backend) {
+    let (_dir, tool) = terminal(backend);
     let result = call(
         &tool,
         json!({"command": "echo hi; echo there; echo warn >&2"}),
@@ -62,9 +83,8 @@ async fn a_successful_command_shows_exit_code_stdout_and_stderr() {
     );
 }
 
-#[tokio::test]
-async fn the_command_runs_in_the_workspace_or_in_cwd() {
-    let (dir, tool) = terminal();
+async fn the_command_runs_in_the_workspace_or_in_cwd(backend: Backend) {
+    let (dir, tool) = terminal(backend);
     let root = dir.path().canonicalize().unwrap();
     std::fs::create_dir_all(root.join("src/app")).unwrap();
     let result = call(&tool, json!({"command": "pwd"})).await;
@@ -87,9 +107,8 @@ async fn the_command_runs_in_the_workspace_or_in_cwd() {
     assert!(root.join("src/app/made").exists());
 }
 
-#[tokio::test]
-async fn a_non_zero_exit_is_an_error_with_the_output() {
-    let (_dir, tool) = terminal();
+async fn a_non_zero_exit_is_an_error_with_the_output(backend: Backend) {
+    let (_dir, tool) = terminal(backend);
     let result = call(&tool, json!({"command": "echo out; echo bad >&2; exit 2"})).await;
     assert_eq!(
         failed(&result),
@@ -97,9 +116,8 @@ async fn a_non_zero_exit_is_an_error_with_the_output() {
     );
 }
 
-#[tokio::test]
-async fn a_command_killed_by_a_signal_is_an_error() {
-    let (_dir, tool) = terminal();
+async fn a_command_killed_by_a_signal_is_an_error(backend: Backend) {
+    let (_dir, tool) = terminal(backend);
     let result = call(&tool, json!({"command": "kill -9 $$"})).await;
     assert_eq!(
         failed(&result),
@@ -107,9 +125,8 @@ async fn a_command_killed_by_a_signal_is_an_error() {
     );
 }
 
-#[tokio::test]
-async fn a_timeout_is_an_error_with_the_output_so_far() {
-    let (_dir, tool) = terminal();
+async fn a_timeout_is_an_error_with_the_output_so_far(backend: Backend) {
+    let (_dir, tool) = terminal(backend);
     let started = Instant::now();
     let result = call(
         &tool,
@@ -122,7 +139,7 @@ async fn a_timeout_is_an_error_with_the_output_so_far() {
         "the command timed out after 1s and was killed, with every process it started; its output until then is below. Give it a longer `timeout`, or start long work in the background with the `process` tool\nstdout:\nstarted\nstderr:\nnote"
     );
 
-    let (_dir, tool) = terminal_with(ExecLimits {
+    let (_dir, tool) = terminal_with(backend, ExecLimits {
         default_timeout: Duration::from_millis(300),
         ..ExecLimits::default()
     });
@@ -133,9 +150,8 @@ async fn a_timeout_is_an_error_with_the_output_so_far() {
     );
 }
 
-#[tokio::test]
-async fn long_output_is_cut_with_a_notice() {
-    let (_dir, tool) = terminal_with(ExecLimits {
+async fn long_output_is_cut_with_a_notice(backend: Backend) {
+    let (_dir, tool) = terminal_with(backend, ExecLimits {
         output_limit: 10,
         ..ExecLimits::default()
     });
@@ -146,9 +162,8 @@ async fn long_output_is_cut_with_a_notice() {
     );
 }
 
-#[tokio::test]
-async fn cancelling_the_call_kills_the_command_and_what_it_started() {
-    let (dir, tool) = terminal();
+async fn cancelling_the_call_kills_the_command_and_what_it_started(backend: Backend) {
+    let (dir, tool) = terminal(backend);
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
     let pid_file = dir.path().join("child.pid");
@@ -199,9 +214,8 @@ async fn cancelling_the_call_kills_the_command_and_what_it_started() {
     }
 }
 
-#[tokio::test]
-async fn mistakes_in_the_call_are_explained() {
-    let (dir, tool) = terminal();
+async fn mistakes_in_the_call_are_explained(backend: Backend) {
+    let (dir, tool) = terminal(backend);
     std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
     let cases = [
         (
@@ -241,6 +255,7 @@ async fn mistakes_in_the_call_are_explained() {
         let result = call(&tool, args.clone()).await;
         assert_eq!(failed(&result), expected, "for {args}");
     }
+}
 }
 
 #[tokio::test]

@@ -12,7 +12,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::{IntoSharedContext, SessionIdentity, ToolContext};
 use super::error::BindError;
-use crate::call::{CallInfo, ToolCall, ToolResult, args};
+use crate::approval::{ApprovalRequest, gate};
+use crate::call::{CallInfo, ProgressGate, ToolCall, ToolResult, args};
 use crate::capability::{Capabilities, check_provided};
 use crate::definition::{Definition, Schema, ToolAnnotations};
 
@@ -121,6 +122,13 @@ impl BoundTool {
         })
     }
 
+    /// The same definition under the same name, bound to `context` instead (a session whose
+    /// settings changed).
+    pub(crate) fn rebind(&self, context: &Arc<ToolContext>) -> Result<BoundTool, BindError> {
+        BoundTool::bind_as(Arc::clone(&self.name), self.definition, context)
+            .map(|tool| tool.with_timeout(self.timeout))
+    }
+
     /// The old way to bind under another name; a registry renames with
     /// [`register`](super::ToolRegistry::register).
     ///
@@ -214,6 +222,26 @@ impl BoundTool {
         self.definition
     }
 
+    /// Whether a call of this tool asks for a person's approval before it runs, under its
+    /// session's [approval policy](crate::approval::ApprovalPolicy) and its annotations.
+    pub fn needs_approval(&self) -> bool {
+        self.context.approval().policy.needs(self.annotations())
+    }
+
+    /// Whether `arguments` pass the checks a call makes before asking for approval (their form
+    /// and fields): a host that asks for approval on its own ahead of the call (MCP's
+    /// multi-round form) asks only about calls that can run.
+    pub fn accepts_arguments(&self, arguments: &Value) -> bool {
+        args::normalize(arguments.clone())
+            .and_then(|args| args::check_fields(&args, self.schema))
+            .is_ok()
+    }
+
+    /// The approval policy of the session this tool is bound to.
+    pub fn approval_policy(&self) -> crate::approval::ApprovalPolicy {
+        self.context.approval().policy
+    }
+
     /// The identity of the session this tool is bound to.
     pub fn session(&self) -> &SessionIdentity {
         self.context.session()
@@ -229,15 +257,35 @@ impl BoundTool {
         if cancel.is_cancelled() {
             return cancelled(name);
         }
-        let ToolCall {
-            id: call_id,
-            arguments,
-        } = call;
+        let (call_id, arguments, hooks) = call.into_parts();
         let args = match args::normalize(arguments)
             .and_then(|args| args::check_fields(&args, self.schema).map(|()| args))
         {
             Ok(args) => args,
             Err(problem) => return args::invalid(name, &problem, self.schema),
+        };
+        // Asked once the arguments are known good (a person is not asked about a call that
+        // would fail anyway) and before the body starts: a declined call has done nothing.
+        let mut approved = if self.needs_approval() {
+            let approval = self.context.approval();
+            // A copy only for calls that ask: a person looks at them anyway.
+            let arguments = Value::Object(args.clone());
+            let request = ApprovalRequest {
+                session_id: &self.context.session().session_id,
+                call_id: &call_id,
+                tool: name,
+                title: self.annotations().title,
+                arguments: &arguments,
+                policy: approval.policy,
+            };
+            let chat = self.context.fields.chat.as_ref();
+            match gate::ask(approval, hooks.approver.as_ref(), chat, &request, cancel).await {
+                gate::Verdict::Run(record) => Some(record),
+                gate::Verdict::Refuse(result) => return result,
+                gate::Verdict::Cancelled => return cancelled(name),
+            }
+        } else {
+            None
         };
         // With a timeout the call gets a token of its own, cancelled when the call ends by any
         // path (result, timeout, cancellation, the caller dropping it), so work the body started
@@ -245,10 +293,15 @@ impl BoundTool {
         // call early, so the body gets that: no per-call allocation and no extra locking.
         let own_token = self.timeout.map(|_| CancellationToken::new());
         let _stop_on_exit = own_token.as_ref().map(|t| t.clone().drop_guard());
-        let info = CallInfo {
-            id: &call_id,
-            cancel: own_token.as_ref().unwrap_or(cancel),
-        };
+        let progress = hooks.progress.clone().map(ProgressGate::new);
+        // Closed however the call ends, so nothing is reported once it has answered.
+        let _close_progress = progress.as_ref().map(CloseOnDrop);
+        let info = CallInfo::new(
+            &call_id,
+            own_token.as_ref().unwrap_or(cancel),
+            progress.as_ref(),
+            &hooks,
+        );
         let started = catch_unwind(AssertUnwindSafe(|| {
             self.definition.start(&self.context, args, info)
         }));
@@ -268,7 +321,12 @@ impl BoundTool {
                 // thread drives its I/O meanwhile (a multi-thread runtime): the caller that
                 // cancelled still gets the cancellation's answer, whichever side won.
                 Ok(Poll::Ready(_)) if cancel.is_cancelled() => return Poll::Ready(cancelled(name)),
-                Ok(Poll::Ready(result)) => return Poll::Ready(result),
+                Ok(Poll::Ready(mut result)) => {
+                    if let Some(record) = approved.take() {
+                        gate::record(&mut result, record);
+                    }
+                    return Poll::Ready(result);
+                }
                 Ok(Poll::Pending) => {}
                 Err(panic) => return Poll::Ready(panicked(name, panic.as_ref())),
             }
@@ -283,6 +341,15 @@ impl BoundTool {
             Poll::Pending
         })
         .await
+    }
+}
+
+/// Closes a call's progress when the call ends, by whatever path.
+struct CloseOnDrop<'a>(&'a ProgressGate);
+
+impl Drop for CloseOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.close();
     }
 }
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::approval::Approval;
 use crate::capability::{Capabilities, Capability, capability_table};
 use crate::services::{Chat, CodeExecutor, Coordinator, ExecutionLog, Sandbox, SessionFactory};
 use crate::state::{AppState, StateMap, StateType};
@@ -75,6 +76,7 @@ impl SessionIdentity {
 pub struct ToolContext {
     pub(crate) fields: Fields,
     pub(crate) state: StateMap,
+    pub(crate) approval: Approval,
 }
 
 /// What the context holds for a capability of each kind.
@@ -133,6 +135,7 @@ macro_rules! define_context {
                         $( $name: held_initial!($kind($($held)*), session), )*
                     },
                     state: StateMap::default(),
+                    approval: Approval::default(),
                 }
             }
 
@@ -154,6 +157,19 @@ impl ToolContext {
     /// The session's identity.
     pub fn session(&self) -> &SessionIdentity {
         &self.fields.session
+    }
+
+    /// Sets which calls of this session need a person's approval, and who is asked (see
+    /// [`approval`](crate::approval)). By default none do.
+    #[must_use]
+    pub fn with_approval(mut self, approval: Approval) -> Self {
+        self.approval = approval;
+        self
+    }
+
+    /// The session's approval settings.
+    pub fn approval(&self) -> &Approval {
+        &self.approval
     }
 
     /// Adds an application object that tools reach by its type: a tool that takes
@@ -212,6 +228,7 @@ impl std::fmt::Debug for ToolContext {
             .field("session", self.session())
             .field("provides", &self.provides().to_string())
             .field("state", &self.state)
+            .field("approval", &self.approval)
             .finish()
     }
 }

@@ -25,6 +25,7 @@ mod toolset;
 
 #[allow(deprecated)]
 pub use bound::AgentTool;
+pub(crate) use bound::format_duration;
 pub use bound::{BoundTool, bind_tool};
 pub use context::{IntoSharedContext, SessionIdentity, ToolContext};
 pub use error::{BindError, RegistryError};

@@ -1,8 +1,13 @@
 //! One call of a tool: what the model sent, and what the tool body gets besides its arguments.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
+
+use super::progress::{ProgressGate, ProgressSink};
+use crate::approval::Approver;
 
 /// A tool call as a model (or an MCP client) sent it.
 ///
@@ -22,6 +27,36 @@ pub struct ToolCall {
     pub id: String,
     /// The arguments.
     pub arguments: Value,
+    /// What the host listens with: not part of the call as sent, so never serialized, and not
+    /// compared.
+    #[serde(skip)]
+    hooks: CallHooks,
+}
+
+/// What the host of one call gives it besides the call: where its progress goes, and who is
+/// asked to approve it.
+#[derive(Clone, Default)]
+pub struct CallHooks {
+    /// Receives the call's progress reports.
+    pub progress: Option<Arc<dyn ProgressSink>>,
+    /// Asked before the call runs, when it needs approval (before the session's own).
+    pub approver: Option<Arc<dyn Approver>>,
+}
+
+impl PartialEq for CallHooks {
+    /// Always equal: the hooks are how a call is listened to, not what it is.
+    fn eq(&self, _other: &Self) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for CallHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallHooks")
+            .field("progress", &self.progress.is_some())
+            .field("approver", &self.approver.is_some())
+            .finish()
+    }
 }
 
 impl ToolCall {
@@ -30,6 +65,7 @@ impl ToolCall {
         ToolCall {
             id: id.into(),
             arguments,
+            hooks: CallHooks::default(),
         }
     }
 
@@ -39,12 +75,44 @@ impl ToolCall {
         ToolCall {
             id: id.into(),
             arguments: Value::String(text.into()),
+            hooks: CallHooks::default(),
         }
+    }
+
+    /// The same call, its progress reports going to `sink` (see [`CallInfo::progress`]).
+    #[must_use]
+    pub fn with_progress(mut self, sink: Arc<dyn ProgressSink>) -> Self {
+        self.hooks.progress = Some(sink);
+        self
+    }
+
+    /// The same call, asking `approver` first when it needs approval (see
+    /// [`approval`](crate::approval)).
+    #[must_use]
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.hooks.approver = Some(approver);
+        self
+    }
+
+    /// The same call with all of `hooks`.
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: CallHooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// What the host gave the call.
+    pub fn hooks(&self) -> &CallHooks {
+        &self.hooks
+    }
+
+    pub(crate) fn into_parts(self) -> (String, Value, CallHooks) {
+        (self.id, self.arguments, self.hooks)
     }
 }
 
 /// Per-call data a tool body may ask for besides its arguments.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct CallInfo<'a> {
     /// The call's id.
     pub id: &'a str,
@@ -52,11 +120,67 @@ pub struct CallInfo<'a> {
     /// next await point anyway; the token is for work outside that future (a child process, a
     /// request on another task) that should stop too.
     pub cancel: &'a CancellationToken,
+    progress: Option<&'a ProgressGate>,
+    approver: Option<&'a Arc<dyn Approver>>,
+}
+
+impl std::fmt::Debug for CallInfo<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallInfo")
+            .field("id", &self.id)
+            .field("cancel", self.cancel)
+            .field("progress", &self.progress.is_some())
+            .field("approver", &self.approver.is_some())
+            .finish()
+    }
 }
 
 impl<'a> CallInfo<'a> {
     /// Per-call data for calling a tool body directly, in a test.
     pub fn for_test(id: &'a str, cancel: &'a CancellationToken) -> Self {
-        CallInfo { id, cancel }
+        CallInfo {
+            id,
+            cancel,
+            progress: None,
+            approver: None,
+        }
+    }
+
+    pub(crate) fn new(
+        id: &'a str,
+        cancel: &'a CancellationToken,
+        progress: Option<&'a ProgressGate>,
+        hooks: &'a CallHooks,
+    ) -> Self {
+        CallInfo {
+            id,
+            cancel,
+            progress,
+            approver: hooks.approver.as_ref(),
+        }
+    }
+
+    /// Reports how far the call is: `done` out of `total` (when known), with a line for a
+    /// person, which is only made when somebody listens. Costs a branch when nobody does.
+    ///
+    /// Hosts deliver it as they can (MCP progress notifications, a line on a terminal, an
+    /// application's callback). Only values larger than the last one delivered are passed
+    /// on, at most one per [`PROGRESS_INTERVAL`](super::PROGRESS_INTERVAL), none once the call
+    /// has answered: a tool can report on every item without a thought for its listener.
+    pub fn progress(&self, done: f64, total: Option<f64>, message: impl FnOnce() -> String) {
+        if let Some(gate) = self.progress {
+            gate.report(done, total, message);
+        }
+    }
+
+    /// Whether anybody listens to [`progress`](Self::progress) (so a tool can skip counting).
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    /// Who the call's host asks to approve calls, for calls this one makes in turn (code run
+    /// by `execute_code` calling tools back): they ask the same person.
+    pub fn approver(&self) -> Option<&'a Arc<dyn Approver>> {
+        self.approver
     }
 }

@@ -13,12 +13,17 @@ pub(crate) mod args;
 mod info;
 mod into_result;
 mod problem;
+mod progress;
 mod result;
 mod taking;
+#[cfg(test)]
+mod taking_differential;
 
-pub use info::{CallInfo, ToolCall};
+pub use info::{CallHooks, CallInfo, ToolCall};
 pub use into_result::{IntoToolResult, Json, ToolError};
 pub use problem::{ArgProblem, ArgsError, ProblemKind};
+pub(crate) use progress::ProgressGate;
+pub use progress::{PROGRESS_INTERVAL, Progress, ProgressSink};
 pub use result::{Content, ToolResult};
 
 /// Boxes a tool body's future and converts its output into a [`ToolResult`]: what `#[tool]`

@@ -1,9 +1,10 @@
 //! `MemoryChat`: a chat that keeps its messages in memory, for tests.
 
+use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use crate::BoxFuture;
-use crate::services::{Chat, ChatMessage, ServiceError};
+use crate::services::{Chat, ChatAnswer, ChatMessage, ServiceError};
 
 /// A chat that keeps every message in memory.
 ///
@@ -21,6 +22,7 @@ use crate::services::{Chat, ChatMessage, ServiceError};
 #[derive(Debug, Default)]
 pub struct MemoryChat {
     messages: Mutex<Vec<ChatMessage>>,
+    answers: Mutex<VecDeque<ChatAnswer>>,
 }
 
 impl MemoryChat {
@@ -36,6 +38,18 @@ impl MemoryChat {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
     }
+
+    /// Queues the answer the next question ([`Chat::ask`]) gets. A question with no answer
+    /// queued waits for ever (the caller's timeout ends it).
+    pub fn answer(&self, from: impl Into<String>, text: impl Into<String>) {
+        self.answers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push_back(ChatAnswer {
+                from: from.into(),
+                text: text.into(),
+            });
+    }
 }
 
 impl Chat for MemoryChat {
@@ -45,5 +59,23 @@ impl Chat for MemoryChat {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .push(message);
         Box::pin(async { Ok(()) })
+    }
+
+    fn ask(&self, question: ChatMessage) -> BoxFuture<'_, Result<ChatAnswer, ServiceError>> {
+        self.messages
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(question);
+        let answer = self
+            .answers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop_front();
+        Box::pin(async move {
+            match answer {
+                Some(answer) => Ok(answer),
+                None => std::future::pending().await,
+            }
+        })
     }
 }

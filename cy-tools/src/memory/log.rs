@@ -3,12 +3,13 @@
 use std::sync::Mutex;
 
 use crate::BoxFuture;
-use crate::services::{ExecutionLog, LogEntry, ServiceError};
+use crate::services::{ExecutionLog, LogEntry, ServiceError, UsageEntry};
 
 /// An execution log kept in memory.
 #[derive(Debug, Default)]
 pub struct MemoryLog {
     entries: Mutex<Vec<LogEntry>>,
+    usage: Mutex<Vec<UsageEntry>>,
 }
 
 impl MemoryLog {
@@ -45,5 +46,28 @@ impl ExecutionLog for MemoryLog {
             .filter(|e| e.session_id == session_id)
             .collect();
         Box::pin(async { Ok(entries) })
+    }
+
+    fn record_usage(&self, entry: UsageEntry) -> BoxFuture<'_, Result<(), ServiceError>> {
+        self.usage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(entry);
+        Box::pin(async { Ok(()) })
+    }
+
+    fn usage<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<UsageEntry>, ServiceError>> {
+        let usage = self
+            .usage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .filter(|e| e.session_id == session_id)
+            .cloned()
+            .collect();
+        Box::pin(async { Ok(usage) })
     }
 }

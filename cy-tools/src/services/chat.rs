@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ServiceError;
+use super::{ServiceError, ServiceErrorKind};
 use crate::BoxFuture;
 use crate::binding::ToolContext;
 use crate::definition::Definition;
@@ -13,6 +13,15 @@ pub struct ChatMessage {
     /// The sending session.
     pub session_id: String,
     /// The text.
+    pub text: String,
+}
+
+/// An answer a person gave in a chat ([`Chat::ask`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChatAnswer {
+    /// Who answered, as the chat names them.
+    pub from: String,
+    /// What they wrote.
     pub text: String,
 }
 
@@ -53,6 +62,22 @@ pub struct ChatMessage {
 pub trait Chat: Send + Sync {
     /// Delivers one message.
     fn send(&self, message: ChatMessage) -> BoxFuture<'_, Result<(), ServiceError>>;
+
+    /// Posts a question and waits for a person's answer: how a call that needs approval asks
+    /// when its host names no other approver. The caller bounds the wait. By default a chat
+    /// cannot wait for answers, and says so.
+    ///
+    /// # Errors
+    /// The chat cannot ask (the default), or the question could not be posted.
+    fn ask(&self, question: ChatMessage) -> BoxFuture<'_, Result<ChatAnswer, ServiceError>> {
+        let _ = question;
+        Box::pin(async {
+            Err(ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                "this chat cannot wait for answers; give the session an approver, or set the approval policy to `none`",
+            ))
+        })
+    }
 
     /// The tools this chat brings to `session` (a context with this chat bound), in the order
     /// they are to appear, right after `execute_code`. Asked once each time a session bound to

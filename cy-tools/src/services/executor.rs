@@ -84,6 +84,12 @@ pub struct CodeOptions {
     /// Where an executor that [relays SDK calls](CodeExecutor::relays_sdk_calls) sends them;
     /// `None` when code mode is off.
     pub sdk: Option<std::sync::Arc<dyn SdkCalls>>,
+    /// Raised by the number of lines the code prints (stdout and stderr) as it prints them,
+    /// for progress; executors that cannot watch the output leave it alone.
+    pub output_lines: Option<super::ProgressCounter>,
+    /// Who the calls the code makes back into the session (code mode) ask for approval: the
+    /// `execute_code` call's own approver, so they ask the same person.
+    pub approver: Option<std::sync::Arc<dyn crate::approval::Approver>>,
 }
 
 impl std::fmt::Debug for CodeOptions {
@@ -99,6 +105,8 @@ impl std::fmt::Debug for CodeOptions {
             .field("python_path", &self.python_path)
             .field("call_id", &self.call_id)
             .field("sdk", &self.sdk.is_some())
+            .field("output_lines", &self.output_lines)
+            .field("approver", &self.approver.is_some())
             .finish()
     }
 }
@@ -116,6 +124,8 @@ impl Default for CodeOptions {
             python_path: Vec::new(),
             call_id: None,
             sdk: None,
+            output_lines: None,
+            approver: None,
         }
     }
 }

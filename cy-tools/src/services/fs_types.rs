@@ -74,6 +74,8 @@ pub struct SearchOptions {
     pub max_matches: usize,
     /// Honour `.gitignore` files.
     pub respect_gitignore: bool,
+    /// Raised by one for each file searched, as the search goes, for progress.
+    pub files_searched: Option<super::ProgressCounter>,
 }
 
 impl Default for SearchOptions {
@@ -84,6 +86,7 @@ impl Default for SearchOptions {
             case_insensitive: false,
             max_matches: 200,
             respect_gitignore: true,
+            files_searched: None,
         }
     }
 }

@@ -6,6 +6,7 @@
 
 mod chat;
 mod coordinator;
+mod counter;
 mod error;
 mod executor;
 mod factory;
@@ -17,8 +18,9 @@ mod process;
 mod resources;
 mod sandbox;
 
-pub use chat::{Chat, ChatMessage, ChatTool};
+pub use chat::{Chat, ChatAnswer, ChatMessage, ChatTool};
 pub use coordinator::Coordinator;
+pub use counter::ProgressCounter;
 pub use error::{ServiceError, ServiceErrorKind};
 pub use executor::{CodeExecutor, CodeOptions, SdkCalls, ShellResult};
 #[allow(deprecated)]
@@ -27,7 +29,7 @@ pub use factory::{ChildOutcome, ChildRequest, SessionFactory};
 pub use fs_types::{
     DirEntryInfo, EntryKind, SearchMatch, SearchOptions, SearchResult, WalkOptions, WalkResult,
 };
-pub use log::{ExecutionLog, LogEntry};
+pub use log::{ExecutionLog, LogEntry, UsageEntry};
 #[cfg(unix)]
 pub use passed_fd::PassedFd;
 pub use process::{ProcessInfo, ProcessOutput, ProcessTable};

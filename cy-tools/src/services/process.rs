@@ -43,17 +43,18 @@ pub trait ProcessTable: Send + Sync {
         options: ExecOptions,
     ) -> BoxFuture<'a, Result<ProcessInfo, ServiceError>>;
 
-    /// The state of process `id`.
+    /// The state of process `id`. Asynchronous, since a table on another host answers over
+    /// the network.
     ///
     /// # Errors
     /// No process has that id.
-    fn status(&self, id: &str) -> Result<ProcessInfo, ServiceError>;
+    fn status<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<ProcessInfo, ServiceError>>;
 
     /// Output since the last read of process `id`.
     ///
     /// # Errors
     /// No process has that id.
-    fn output(&self, id: &str) -> Result<ProcessOutput, ServiceError>;
+    fn output<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<ProcessOutput, ServiceError>>;
 
     /// Writes to the standard input of process `id`.
     fn write_stdin<'a>(
@@ -66,5 +67,8 @@ pub trait ProcessTable: Send + Sync {
     fn kill<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<ProcessInfo, ServiceError>>;
 
     /// Every process of the session, in start order.
-    fn list(&self) -> Vec<ProcessInfo>;
+    ///
+    /// # Errors
+    /// A table on another host cannot be reached.
+    fn list(&self) -> BoxFuture<'_, Result<Vec<ProcessInfo>, ServiceError>>;
 }

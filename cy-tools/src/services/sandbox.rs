@@ -32,6 +32,9 @@ pub struct ExecOptions {
     pub timeout: Option<Duration>,
     /// Cancels the run (and kills its process group) when triggered.
     pub cancel: Option<CancellationToken>,
+    /// Raised by the number of lines the command writes (stdout and stderr), as it writes
+    /// them, for progress.
+    pub output_lines: Option<super::ProgressCounter>,
     /// Cap on captured stdout and on captured stderr, each, in bytes.
     pub output_limit: Option<usize>,
     /// CPU, memory and process caps for this command; `None` is the sandbox's own default.

@@ -7,6 +7,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
 
 use super::spec::SessionSpec;
+use crate::approval::Approval;
 use crate::binding::{SessionIdentity, ToolContext, Toolset};
 use crate::call::{ToolCall, ToolResult};
 use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError};
@@ -93,6 +94,41 @@ impl Session {
     pub fn with_parent_call(mut self, call: impl Into<String>) -> Self {
         self.parent_call = Some(call.into());
         self
+    }
+
+    /// The same session, its calls asking for approval as `approval` says (a host's setting
+    /// over the spec's: `cy-tools mcp --approve`). The tools are bound again, to a copy of the
+    /// context with these settings; the log, the workspace and the rest are shared.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use cy_tools::approval::{Approval, ApprovalPolicy};
+    /// use cy_tools::{Session, SessionIdentity, ToolContext, Toolset};
+    ///
+    /// let session = Session::new(Arc::new(ToolContext::new(SessionIdentity::root("s", "t"))), Toolset::default());
+    /// let asking = session.with_approval(Approval::new(ApprovalPolicy::All));
+    /// assert_eq!(asking.context().approval().policy, ApprovalPolicy::All);
+    /// ```
+    #[must_use]
+    pub fn with_approval(self, approval: Approval) -> Self {
+        let context = Arc::new((*self.context).clone().with_approval(approval));
+        let tools = self
+            .tools
+            .iter()
+            .filter_map(|tool| match tool.rebind(&context) {
+                Ok(tool) => Some(tool),
+                // It was bound to the same services a moment ago: only a bug gets here.
+                Err(err) => {
+                    tracing::error!(tool = tool.name(), "could not bind the tool again: {err}");
+                    None
+                }
+            })
+            .collect();
+        Session {
+            context,
+            tools: Toolset::new(tools),
+            ..self
+        }
     }
 
     /// The session's id.

@@ -10,4 +10,7 @@ mod spec;
 
 pub use crate::services::ChildOutcome;
 pub use live::Session;
-pub use spec::{ExecutorSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile};
+pub use spec::{
+    ExecutorSpec, ModelProvider, ModelSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile,
+    WorkspaceHost,
+};

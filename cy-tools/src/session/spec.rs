@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::BoxFuture;
+use crate::approval::ApprovalPolicy;
 use crate::binding::SessionIdentity;
 use crate::services::ServiceError;
 
@@ -27,14 +28,28 @@ use crate::services::ServiceError;
 /// let back: SessionSpec = serde_json::from_str(&json).unwrap();
 /// assert_eq!(back, spec);
 /// assert_eq!(back.executor, ExecutorSpec::default());
+///
+/// // A spec written before approvals existed loads, and asks for none.
+/// let old: SessionSpec = serde_json::from_str(
+///     r#"{"identity": {"session_id": "s-0", "tenant": "acme", "lineage": [], "depth": 0}, "workspace": "/w"}"#,
+/// ).unwrap();
+/// assert_eq!(old.approve, cy_tools::approval::ApprovalPolicy::None);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SessionSpec {
     /// Id, tenant and lineage (the ancestors' ids, root first) with the depth.
     pub identity: SessionIdentity,
-    /// The session's workspace folder on the host. A child's lies inside its parent's.
+    /// The session's workspace folder on the host. A child's lies inside its parent's. With
+    /// a [`workspace_host`](Self::workspace_host), the path the session's tools name it by
+    /// (`/workspace/...`), not a folder of the worker.
     pub workspace: String,
+    /// Where the workspace lives when it is not a folder on the worker: a workspace on an
+    /// execution host, which every tool of the session uses, on whichever worker it is
+    /// resumed. Absent (as in every spec stored before it existed), the local folder
+    /// [`workspace`](Self::workspace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_host: Option<WorkspaceHost>,
     /// The tools the session asked for, by registry name, in order. `execute_code`, the chat
     /// tools and the delegation tools are added by the factory in order whether or
     /// not they are listed.
@@ -59,6 +74,11 @@ pub struct SessionSpec {
     /// gets no factory and starts no subagents.
     #[serde(default = "default_max_depth")]
     pub max_depth: u32,
+    /// Which of the session's calls a person must approve before they run (asked in its chat
+    /// unless its host asks another way); `none` when left out, so older specs load unchanged,
+    /// and not written when `none`, so a spec that asks nothing reads as it did before.
+    #[serde(default, skip_serializing_if = "ApprovalPolicy::is_none")]
+    pub approve: ApprovalPolicy,
 }
 
 fn default_max_depth() -> u32 {
@@ -81,13 +101,22 @@ impl SessionSpec {
         SessionSpec {
             identity: SessionIdentity::root(session_id, tenant),
             workspace: workspace.into(),
+            workspace_host: None,
             tools: Vec::new(),
             executor: ExecutorSpec::default(),
             chat: false,
             code_mode: false,
             subagents: Vec::new(),
             max_depth: default_max_depth(),
+            approve: ApprovalPolicy::None,
         }
+    }
+
+    /// The same spec with another approval policy.
+    #[must_use]
+    pub fn with_approve(mut self, approve: ApprovalPolicy) -> Self {
+        self.approve = approve;
+        self
     }
 
     /// The same spec with these tool names.
@@ -101,6 +130,13 @@ impl SessionSpec {
     #[must_use]
     pub fn with_executor(mut self, executor: ExecutorSpec) -> Self {
         self.executor = executor;
+        self
+    }
+
+    /// The same spec with its workspace on an execution host.
+    #[must_use]
+    pub fn with_workspace_host(mut self, host: WorkspaceHost) -> Self {
+        self.workspace_host = Some(host);
         self
     }
 
@@ -193,6 +229,52 @@ impl Default for ExecutorSpec {
     }
 }
 
+/// A session's workspace on an execution host (a control server): the server, the token's
+/// variable, the workspace's name there and, for a child, its folder inside that workspace.
+///
+/// The workspace named `name` is the folder where the server also runs the code of a remote
+/// executor for session id `name`, so a session with both has one workspace.
+///
+/// ```
+/// use cy_tools::{SessionSpec, WorkspaceHost};
+///
+/// let host = WorkspaceHost::new("http://10.0.0.7:8700", "CY_CONTROL_TOKEN", "s-1");
+/// let spec = SessionSpec::root("s-1", "acme", "/workspace").with_workspace_host(host.clone());
+/// let json = serde_json::to_string(&spec).unwrap();
+/// assert!(json.contains(r#""workspace_host":{"url":"http://10.0.0.7:8700","token_var":"CY_CONTROL_TOKEN","name":"s-1"}"#));
+/// assert_eq!(serde_json::from_str::<SessionSpec>(&json).unwrap().workspace_host, Some(host));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceHost {
+    /// The control server's address, `http://host:port`.
+    pub url: String,
+    /// The name of the environment variable that holds the bearer token (never the token).
+    pub token_var: String,
+    /// The workspace's name on the server: its folder under the server's root.
+    pub name: String,
+    /// A child's folder inside the workspace (`subagents/researcher-1`); absent, the whole
+    /// workspace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+}
+
+impl WorkspaceHost {
+    /// The whole workspace `name` on the server at `url`, with the token in `token_var`.
+    pub fn new(
+        url: impl Into<String>,
+        token_var: impl Into<String>,
+        name: impl Into<String>,
+    ) -> Self {
+        WorkspaceHost {
+            url: url.into(),
+            token_var: token_var.into(),
+            name: name.into(),
+            folder: None,
+        }
+    }
+}
+
 /// A kind of subagent a session may start: its name, its tools and its limits.
 ///
 /// A child made from a profile gets the profile's tools and no others, and the profiles it may
@@ -208,6 +290,10 @@ pub struct SubagentProfile {
     /// What one run of it may use.
     #[serde(default)]
     pub limits: SubagentLimits,
+    /// The model that runs it, for a host whose agent loop reads it (`cy-tools-builtin`'s
+    /// feature `agent`); absent in specs written before profiles named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<ModelSpec>,
 }
 
 impl SubagentProfile {
@@ -220,6 +306,7 @@ impl SubagentProfile {
             name: name.into(),
             tools: tools.into_iter().map(Into::into).collect(),
             limits: SubagentLimits::default(),
+            model: None,
         }
     }
 
@@ -229,18 +316,112 @@ impl SubagentProfile {
         self.limits = limits;
         self
     }
+
+    /// The same profile run by `model`.
+    #[must_use]
+    pub fn with_model(mut self, model: ModelSpec) -> Self {
+        self.model = Some(model);
+        self
+    }
+}
+
+/// Which model runs a subagent, and how to reach it. Names only: the API key is read from the
+/// environment variable `key_var` names, so no secret is ever stored in a spec.
+///
+/// ```
+/// use cy_tools::{ModelProvider, ModelSpec, SubagentProfile};
+///
+/// let profile = SubagentProfile::new("researcher", ["read_file"])
+///     .with_model(ModelSpec::new(ModelProvider::Anthropic, "claude-sonnet-4-5"));
+/// let json = serde_json::to_value(&profile).unwrap();
+/// assert_eq!(json["model"]["provider"], "anthropic");
+/// // A profile written before profiles named a model still loads.
+/// let old: SubagentProfile = serde_json::from_str(r#"{"name": "w", "tools": []}"#).unwrap();
+/// assert_eq!(old.model, None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// Whose wire format the loop speaks.
+    pub provider: ModelProvider,
+    /// The model's name, as the provider spells it (`gpt-4.1`, `claude-sonnet-4-5`, `qwen3:8b`).
+    pub model: String,
+    /// Where the API is, such as `http://127.0.0.1:11434/v1` for a local OpenAI-compatible
+    /// server [default: the provider's own API].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key (never the key) [default:
+    /// `OPENAI_API_KEY` or `ANTHROPIC_API_KEY`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key_var: Option<String>,
+    /// Whether tools are declared with `strict: true` [default: on for the provider's own API,
+    /// off for other base URLs, whose servers often reject it].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict: Option<bool>,
+}
+
+impl ModelSpec {
+    /// `model` on `provider`'s own API, with its usual key variable.
+    pub fn new(provider: ModelProvider, model: impl Into<String>) -> Self {
+        ModelSpec {
+            provider,
+            model: model.into(),
+            base_url: None,
+            key_var: None,
+            strict: None,
+        }
+    }
+
+    /// The same model at another base URL.
+    #[must_use]
+    pub fn with_base_url(mut self, base_url: impl Into<String>) -> Self {
+        self.base_url = Some(base_url.into());
+        self
+    }
+
+    /// The same model, its key read from the environment variable `key_var`.
+    #[must_use]
+    pub fn with_key_var(mut self, key_var: impl Into<String>) -> Self {
+        self.key_var = Some(key_var.into());
+        self
+    }
+}
+
+/// A model API's wire format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ModelProvider {
+    /// OpenAI Chat Completions, which vLLM, Ollama, llama.cpp's server and OpenRouter speak too.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// The Anthropic Messages API.
+    #[serde(rename = "anthropic")]
+    Anthropic,
+}
+
+impl ModelProvider {
+    /// The name in specs and on the command line: `openai`, `anthropic`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ModelProvider::OpenAi => "openai",
+            ModelProvider::Anthropic => "anthropic",
+        }
+    }
 }
 
 /// Limits of one subagent run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubagentLimits {
-    /// Model turns the runner may take (it enforces this; the agent loop is the application's).
+    /// Model turns the runner may take (the runner keeps this limit: `cy-tools-builtin`'s
+    /// model loop does, and so must an application's own).
     #[serde(default = "default_max_turns")]
     pub max_turns: u32,
     /// Wall-clock limit of the whole run, in milliseconds.
     #[serde(default = "default_timeout_ms")]
     pub timeout_ms: u64,
+    /// Tokens (input and output, over every turn) the run may use; none when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
 }
 
 fn default_max_turns() -> u32 {
@@ -256,6 +437,7 @@ impl Default for SubagentLimits {
         SubagentLimits {
             max_turns: default_max_turns(),
             timeout_ms: default_timeout_ms(),
+            max_tokens: None,
         }
     }
 }
@@ -280,4 +462,19 @@ pub trait SpecStore: Send + Sync {
         &'a self,
         parent_id: &'a str,
     ) -> BoxFuture<'a, Result<Vec<String>, ServiceError>>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A spec as the code before `workspace_host` wrote it still loads, with no host, and
+    /// is written back the same.
+    #[test]
+    fn a_spec_stored_before_workspace_hosts_loads() {
+        let old = r#"{"identity":{"session_id":"s-old","tenant":"acme","lineage":[],"depth":0},"workspace":"/srv/w","tools":["read_file"],"executor":{"kind":"remote","url":"http://127.0.0.1:8700","token_var":"CY_CONTROL_TOKEN"},"chat":false,"subagents":[],"max_depth":2}"#;
+        let spec: SessionSpec = serde_json::from_str(old).unwrap();
+        assert_eq!(spec.workspace_host, None);
+        assert_eq!(serde_json::to_string(&spec).unwrap(), old);
+    }
 }

@@ -8,6 +8,7 @@
 
 mod support;
 
+mod approval;
 mod binding;
 mod call_contract;
 mod dialects;

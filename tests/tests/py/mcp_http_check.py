@@ -15,6 +15,13 @@ WORKSPACE is the servers' `--root`. Checks:
 * `replicas URL URL`: one client whose requests alternate between two servers over the same
   workspace (a load balancer without affinity), in both negotiations: a file written through
   one is read through the other.
+* `approval URL URL`: two servers asking before destructive calls (the default over HTTP) and
+  sharing `CY_TOOLS_MCP_STATE_KEY`, one client alternating between them: on 2026-07-28 a
+  `write_file` its user accepts is asked by one server and run by the other, one declined
+  writes nothing; with the `initialize` handshake, which has no way to ask a stateless server's
+  client, it is refused with a message naming `--approve none`.
+* `progress URL`: an `execute_code` call with a progress callback gets increasing values
+  before its result, in both negotiations.
 
 Exits non-zero, naming the check, on any mismatch.
 """
@@ -170,11 +177,15 @@ class RoundRobin(httpx2.AsyncBaseTransport):
         self.ports = ports
         self.counts = [0] * len(ports)
         self.turn = 0
+        # Which server each `tools/call` went to, in order.
+        self.calls: list[int] = []
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         index = self.turn
         self.turn = (self.turn + 1) % len(self.ports)
         self.counts[index] += 1
+        if b'"tools/call"' in request.content:
+            self.calls.append(index)
         request.url = request.url.copy_with(port=self.ports[index])
         return await self.inner.handle_async_request(request)
 
@@ -207,6 +218,77 @@ async def check_replicas(workspace: Path, urls: list[str]) -> None:
         print(f"replicas: {mode} mode, protocol {protocol}: requests per server {balancer.counts}, all answered")
 
 
+async def check_approval_replicas(workspace: Path, urls: list[str]) -> None:
+    from mcp import types
+
+    ports = [httpx2.URL(url).port for url in urls]
+    for mode in MODES:
+        for answer in ("accept", "decline"):
+            balancer = RoundRobin(ports)
+            asked: list[str] = []
+
+            async def on_elicit(context: Any, request: Any) -> Any:
+                asked.append(request.message)
+                return types.ElicitResult(action=answer, content={} if answer == "accept" else None)
+
+            target = workspace / f"approved-{mode}-{answer}.txt"
+            client = Client(
+                streamable_http_client(urls[0], http_client=http_client(transport=balancer)),
+                mode=mode,
+                read_timeout_seconds=60,
+                elicitation_callback=on_elicit,
+            )
+            failure = None
+            async with client:
+                protocol = client.protocol_version
+                try:
+                    result = await client.call_tool("write_file", {"path": target.name, "content": "yes\n"})
+                    if protocol >= "2026-07-28":
+                        expect_equal("asked once", len(asked), 1)
+                        expect_equal("the question names the call", asked[0].startswith("Allow `write_file`"), True)
+                        # Asked by one server, answered to the other.
+                        expect_equal("the two rounds went to different servers", sorted(balancer.calls), [0, 1])
+                        if answer == "accept":
+                            expect_equal("accepted: is_error", result.is_error, False)
+                            expect_equal("accepted: written", target.read_text(), "yes\n")
+                        else:
+                            expect_equal("declined: is_error", result.is_error, True)
+                            expect_equal("declined: says so", "declined it" in texts(result)[0], True)
+                            expect_equal("declined: nothing written", target.exists(), False)
+                    else:
+                        expect_equal("legacy: refused", result.is_error, True)
+                        expect_equal("legacy: names `--approve none`", "--approve none" in texts(result)[0], True)
+                        expect_equal("legacy: nothing written", target.exists(), False)
+                except AssertionError as err:
+                    failure = f"approval: {mode} mode, protocol {protocol}, {answer}: {err}"
+            if failure:
+                sys.exit(f"FAILED {failure}")
+            print(f"approval: {mode} mode, protocol {protocol}, {answer}: requests per server {balancer.counts}, answered as expected")
+
+
+async def check_progress(url: str) -> None:
+    for mode in MODES:
+        seen: list[float] = []
+
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            seen.append(progress)
+
+        async with connect(url, mode) as client:
+            protocol = client.protocol_version
+            code = "import time\nfor i in range(6):\n    print(i, flush=True)\n    time.sleep(0.3)\n"
+            result = await client.call_tool("execute_code", {"code": code}, progress_callback=on_progress)
+            at_result = list(seen)
+            await anyio.sleep(0.5)
+            try:
+                expect_equal("execute_code is_error", result.is_error, False)
+                expect_equal("at least two reports", len(at_result) >= 2, True)
+                expect_equal("increasing", all(a < b for a, b in zip(at_result, at_result[1:])), True)
+                expect_equal("none after the result", seen, at_result)
+            except AssertionError as err:
+                sys.exit(f"FAILED progress: {mode} mode, protocol {protocol}: {err} (reports {seen})")
+        print(f"progress: {mode} mode, protocol {protocol}: {len(at_result)} reports, increasing, none after the result")
+
+
 async def run(check: str, workspace: Path, urls: list[str]) -> None:
     if check == "app":
         await check_app_over_http(workspace, urls[0])
@@ -216,10 +298,14 @@ async def run(check: str, workspace: Path, urls: list[str]) -> None:
         await check_disconnect(workspace, urls[0])
     elif check == "replicas":
         await check_replicas(workspace, urls)
+    elif check == "approval":
+        await check_approval_replicas(workspace, urls)
+    elif check == "progress":
+        await check_progress(urls[0])
 
 
 def main() -> None:
-    checks = {"app": 1, "token": 1, "disconnect": 1, "replicas": 2}
+    checks = {"app": 1, "token": 1, "disconnect": 1, "replicas": 2, "approval": 2, "progress": 1}
     if len(sys.argv) < 4 or checks.get(sys.argv[1]) != len(sys.argv) - 3:
         sys.exit(__doc__)
     anyio.run(run, sys.argv[1], Path(sys.argv[2]), sys.argv[3:])

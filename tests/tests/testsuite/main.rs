@@ -14,6 +14,7 @@ mod macro_registry;
 mod macro_schemas;
 mod mcp_http_client;
 mod mcp_inspector;
+mod mcp_progress_approval;
 mod mcp_python_client;
 mod output_schema;
 mod stuck;

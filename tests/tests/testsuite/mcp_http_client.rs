@@ -2,7 +2,8 @@
 //! HTTP, through `tests/py/mcp_http_check.py`: list and call (results, an invalid call, an error
 //! result, an unknown tool, titles, `outputSchema`, list caching), no token and a wrong token
 //! (`401`), a client that goes away mid-call (its command is killed), and one client whose
-//! requests alternate between two servers over the same workspace. Each in both negotiations:
+//! requests alternate between two servers over the same workspace, an approval asked by one
+//! replica and answered to the other, and progress notifications. Each in both negotiations:
 //! 2026-07-28 (`server/discover`) and the `initialize` handshake (2025-11-25).
 //!
 //! The interpreter comes from `CY_MCP_PYTHON`, as for `mcp_python_client`.
@@ -66,8 +67,9 @@ fn a_client_gone_mid_call_has_its_command_killed() {
     let server = HttpMcp::start(
         workspace.path(),
         "terminal",
-        // The pid the command writes is the one outside.
-        &["--isolation", "none"],
+        // The pid the command writes is the one outside. Not about approval (which has its
+        // own test): the call runs without asking.
+        &["--isolation", "none", "--approve", "none"],
     );
     check(&python, "disconnect", workspace.path(), &[&server]);
 }
@@ -79,7 +81,35 @@ fn two_replicas_answer_one_client_in_turn() {
     };
     let workspace = tempfile::tempdir().unwrap();
     let tools = "read_file,write_file,terminal";
-    let first = HttpMcp::start(workspace.path(), tools, &[]);
-    let second = HttpMcp::start(workspace.path(), tools, &[]);
+    // Not about approval (which has its own test with replicas): calls run without asking.
+    let first = HttpMcp::start(workspace.path(), tools, &["--approve", "none"]);
+    let second = HttpMcp::start(workspace.path(), tools, &["--approve", "none"]);
     check(&python, "replicas", workspace.path(), &[&first, &second]);
+}
+
+#[test]
+fn a_call_asked_about_by_one_replica_is_run_by_another() {
+    let Some(python) = python("a_call_asked_about_by_one_replica_is_run_by_another") else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let tools = "read_file,write_file";
+    // The default over HTTP: destructive calls ask. The replicas share the signing key.
+    let key = [(
+        "CY_TOOLS_MCP_STATE_KEY",
+        "a-test-key-shared-by-both-replicas-0123",
+    )];
+    let first = HttpMcp::start_with_env(workspace.path(), tools, &[], &key);
+    let second = HttpMcp::start_with_env(workspace.path(), tools, &[], &key);
+    check(&python, "approval", workspace.path(), &[&first, &second]);
+}
+
+#[test]
+fn progress_reaches_a_client_over_http() {
+    let Some(python) = python("progress_reaches_a_client_over_http") else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let server = HttpMcp::start(workspace.path(), "execute_code", &["--approve", "none"]);
+    check(&python, "progress", workspace.path(), &[&server]);
 }

@@ -189,6 +189,7 @@ impl McpHttpServer {
                 ),
             )
         })?;
+        let server = server.stateless();
         let server = if config.token.is_some() {
             // Only token holders may see the list, so no cache may hand it to anyone else.
             server.with_private_tool_list()

@@ -1,5 +1,6 @@
 //! Capturing a command's output stream up to a cap, with memory bounded however much it writes.
 
+use cy_tools::services::ProgressCounter;
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 /// Bytes read from a pipe at a time.
@@ -11,6 +12,7 @@ pub(crate) struct Capture {
     kept: Vec<u8>,
     total: u64,
     limit: usize,
+    lines: Option<ProgressCounter>,
 }
 
 impl Capture {
@@ -19,11 +21,21 @@ impl Capture {
             kept: Vec::new(),
             total: 0,
             limit,
+            lines: None,
         }
+    }
+
+    /// The same capture, raising `lines` by each line the stream writes (kept or not).
+    pub(crate) fn counting(mut self, lines: Option<ProgressCounter>) -> Self {
+        self.lines = lines;
+        self
     }
 
     /// Keeps what still fits under the cap and counts the rest.
     pub(crate) fn push(&mut self, bytes: &[u8]) {
+        if let Some(lines) = &self.lines {
+            lines.add(bytes.iter().filter(|b| **b == b'\n').count() as u64);
+        }
         self.total += bytes.len() as u64;
         let room = self.limit.saturating_sub(self.kept.len());
         self.kept.extend_from_slice(&bytes[..bytes.len().min(room)]);

@@ -19,7 +19,8 @@ use super::retry::{Failure, Target};
 const MIGRATION_LOCK: i64 = 0x6379_2d74_6f6f_6c73;
 
 /// The migrations, in order: (version, what it does, SQL).
-const MIGRATIONS: &[(i32, &str, &str)] = &[(
+const MIGRATIONS: &[(i32, &str, &str)] = &[
+    (
     1,
     "sessions, calls, signals and chat, by tenant",
     "
@@ -77,7 +78,28 @@ CREATE TABLE cy_chat (
 );
 CREATE INDEX cy_chat_tenant ON cy_chat (tenant, seq);
 ",
-)];
+    ),
+    (
+        2,
+        "token usage of model turns",
+        "
+CREATE TABLE cy_usage (
+    seq           bigserial PRIMARY KEY,
+    tenant        text    NOT NULL,
+    session_id    text    NOT NULL,
+    -- Written once, so an insert retried after a lost answer is not recorded twice.
+    usage_key     text    NOT NULL UNIQUE,
+    turn          integer NOT NULL,
+    provider      text    NOT NULL,
+    model         text    NOT NULL,
+    input_tokens  bigint  NOT NULL,
+    output_tokens bigint  NOT NULL,
+    recorded_ms   bigint  NOT NULL
+);
+CREATE INDEX cy_usage_session ON cy_usage (tenant, session_id, seq);
+",
+    ),
+];
 
 /// The newest schema version this build knows.
 pub const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].0;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use cy_tools::{
     BoxFuture, Chat, ChatMessage, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind,
-    SessionSpec, SpecStore,
+    SessionSpec, SpecStore, UsageEntry,
 };
 
 use super::retry::Failure;
@@ -322,6 +322,97 @@ impl ExecutionLog for TenantStore {
                 })
                 .await
         })
+    }
+
+    fn record_usage(&self, entry: UsageEntry) -> BoxFuture<'_, Result<(), ServiceError>> {
+        Box::pin(self.insert_usage(entry))
+    }
+
+    fn usage<'a>(
+        &'a self,
+        session_id: &'a str,
+    ) -> BoxFuture<'a, Result<Vec<UsageEntry>, ServiceError>> {
+        Box::pin(self.select_usage(session_id))
+    }
+}
+
+impl TenantStore {
+    async fn insert_usage(&self, entry: UsageEntry) -> Result<(), ServiceError> {
+        let key = self.shared.keys.next();
+        let turn = i32::try_from(entry.turn).unwrap_or(i32::MAX);
+        let count = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        let counts = [
+            count(entry.input_tokens),
+            count(entry.output_tokens),
+            count(entry.recorded_at_ms),
+        ];
+        let (entry, key, counts) = (&entry, &key, &counts);
+        let (pool, tenant) = (&self.shared.pool, &*self.tenant);
+        self.shared
+            .target
+            .retry("recording token usage", move || async move {
+                let client = pool.get().await?;
+                let statement = client
+                    .prepare_cached(
+                        "INSERT INTO cy_usage (tenant, session_id, usage_key, turn, provider, model, input_tokens, output_tokens, recorded_ms)
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                         ON CONFLICT (usage_key) DO NOTHING",
+                    )
+                    .await?;
+                client
+                    .execute(
+                        &statement,
+                        &[
+                            &tenant,
+                            &entry.session_id,
+                            &key,
+                            &turn,
+                            &entry.provider,
+                            &entry.model,
+                            &counts[0],
+                            &counts[1],
+                            &counts[2],
+                        ],
+                    )
+                    .await?;
+                Ok(())
+            })
+            .await
+    }
+
+    async fn select_usage(&self, session_id: &str) -> Result<Vec<UsageEntry>, ServiceError> {
+        let (pool, tenant) = (&self.shared.pool, &*self.tenant);
+        self.shared
+            .target
+            .retry("reading token usage", move || async move {
+                let client = pool.get().await?;
+                let statement = client
+                    .prepare_cached(
+                        "SELECT session_id, turn, provider, model, input_tokens, output_tokens, recorded_ms
+                         FROM cy_usage WHERE tenant = $1 AND session_id = $2 ORDER BY seq",
+                    )
+                    .await?;
+                let rows = client.query(&statement, &[&tenant, &session_id]).await?;
+                rows.iter()
+                    .map(|row| {
+                        let count = |i: usize| {
+                            row.try_get::<_, i64>(i)
+                                .map(|n| u64::try_from(n).unwrap_or(0))
+                        };
+                        let turn: i32 = row.try_get(1)?;
+                        Ok(UsageEntry {
+                            session_id: row.try_get(0)?,
+                            turn: u32::try_from(turn).unwrap_or(0),
+                            provider: row.try_get(2)?,
+                            model: row.try_get(3)?,
+                            input_tokens: count(4)?,
+                            output_tokens: count(5)?,
+                            recorded_at_ms: count(6)?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, Failure>>()
+            })
+            .await
     }
 }
 

@@ -334,7 +334,7 @@ fn a_bad_session_spec_is_one_line_naming_the_problem() {
     assert_eq!(
         err,
         format!(
-            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `session_id`, `tenant`, `workspace`, `tools`, `code_mode` at line 1 column 10; {example}"
+            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `session_id`, `tenant`, `workspace`, `tools`, `code_mode`, `approve` at line 1 column 10; {example}"
         )
     );
 

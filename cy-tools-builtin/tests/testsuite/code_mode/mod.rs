@@ -2,6 +2,7 @@
 //! behaviour and the limits both backends share (`cases`, `limits`, run on each), what only one
 //! backend shows, and attacks by a hostile model or client.
 
+mod approval;
 mod attacks;
 mod cases;
 mod harness;

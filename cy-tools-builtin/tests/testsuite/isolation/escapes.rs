@@ -48,7 +48,7 @@ fn no_escape_local() {
             let info = table.start(&command, ExecOptions::default()).await.unwrap();
             let mut output = String::new();
             for _ in 0..500 {
-                let got = table.output(&info.id).unwrap();
+                let got = table.output(&info.id).await.unwrap();
                 output.push_str(&got.stdout);
                 output.push_str(&got.stderr);
                 if !got.info.running {

@@ -12,6 +12,7 @@ mod siblings;
 mod signals;
 mod store;
 mod tenants;
+mod usage;
 mod wake_latency;
 mod workers;
 

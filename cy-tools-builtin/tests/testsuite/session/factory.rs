@@ -81,7 +81,8 @@ fn a_remote_executor_takes_its_token_from_the_named_variable_and_the_spec_keeps_
             .unwrap_err();
         assert_eq!(
             missing.to_string(),
-            "session `s-1` runs code on `http://127.0.0.1:9` with the token in `CY_TEST_TOKEN_NOT_SET`, which is not set; set that environment variable (or give the factory a secrets lookup)"
+            // Its workspace is on that server too, and is opened first.
+            "session `s-1` keeps its workspace on `http://127.0.0.1:9` with the token in `CY_TEST_TOKEN_NOT_SET`, which is not set; set that environment variable (or give the factory a secrets lookup)"
         );
 
         let factory = factory(dir.path()).with_secrets(|name| {

@@ -8,6 +8,7 @@ mod concurrent;
 mod cross_process;
 mod factory;
 mod kill9;
+mod remote_workspace;
 mod runner;
 pub(crate) mod siblings;
 mod state;

@@ -7,3 +7,4 @@ pub mod loopback_server;
 pub mod postgres;
 pub mod process;
 pub mod reaper;
+pub mod workspace;

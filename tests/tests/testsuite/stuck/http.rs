@@ -52,7 +52,12 @@ fn mcp_http_answers_with_a_worker_blocked_and_sigterm_stops_it_with_all_blocked(
     let ws = tempfile::tempdir().unwrap();
     let ws = ws.path();
     let mut reaper = Reaper::new();
-    let mut server = HttpMcp::start(ws, "terminal,block_thread,block_pool", &[]);
+    // About blocking, not approval: the calls run without asking.
+    let mut server = HttpMcp::start(
+        ws,
+        "terminal,block_thread,block_pool",
+        &["--approve", "none"],
+    );
     reaper.pid(server.pid());
     let mut calls = vec![server.start_call("terminal", json!({"command": SLOW}))];
     let (shell, sleep) = command_pids(ws, &mut reaper);

@@ -24,11 +24,22 @@ pub struct HttpMcp {
 impl HttpMcp {
     /// Serves `tools` over `workspace`, with [`TOKEN`] and `extra` arguments.
     pub fn start(workspace: &Path, tools: &str, extra: &[&str]) -> HttpMcp {
+        HttpMcp::start_with_env(workspace, tools, extra, &[])
+    }
+
+    /// The same, with `env` added to the server's environment.
+    pub fn start_with_env(
+        workspace: &Path,
+        tools: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> HttpMcp {
         let mut child = app()
             .args(["mcp", "--http", "127.0.0.1:0", "--tools", tools, "--root"])
             .arg(workspace)
             .args(extra)
             .env("CY_TOOLS_MCP_TOKEN", TOKEN)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -1,7 +1,7 @@
 //! JSON values built from fuzzer bytes, steered by a tool's JSON Schema so most inputs get past
 //! argument validation into the tool body, with a share of wrong types and unknown fields.
 
-use libfuzzer_sys::arbitrary::{Result, Unstructured};
+use arbitrary::{Result, Unstructured};
 use serde_json::{Map, Number, Value};
 
 /// Strings worth trying in any string field: paths that stay in or try to leave the

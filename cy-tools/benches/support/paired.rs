@@ -5,6 +5,9 @@
 //! 1.1x the next. Alternating short rounds puts both sides under the same load, and the median
 //! of the per-round ratios ignores the rounds a burst of load spoiled. It complements
 //! criterion's medians; it does not replace them.
+//!
+//! Shared by `cy-tools`' runtime bench and the `bench/` workspace (which includes this file
+//! with `#[path]`).
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -14,9 +17,25 @@ use std::time::Instant;
 pub fn median_ratio<A, B, RA, RB>(
     rounds: usize,
     iterations: usize,
+    numerator: A,
+    denominator: B,
+) -> f64
+where
+    A: FnMut() -> RA,
+    B: FnMut() -> RB,
+{
+    let ratios = round_ratios(rounds, iterations, numerator, denominator);
+    ratios[ratios.len() / 2]
+}
+
+/// The per-round ratios behind [`median_ratio`], sorted: their quartiles show how far the
+/// load moved them.
+pub fn round_ratios<A, B, RA, RB>(
+    rounds: usize,
+    iterations: usize,
     mut numerator: A,
     mut denominator: B,
-) -> f64
+) -> Vec<f64>
 where
     A: FnMut() -> RA,
     B: FnMut() -> RB,
@@ -43,5 +62,5 @@ where
         })
         .collect();
     ratios.sort_by(f64::total_cmp);
-    ratios[ratios.len() / 2]
+    ratios
 }

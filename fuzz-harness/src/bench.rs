@@ -1,9 +1,5 @@
-//! Shared pieces of the cy-tools fuzz targets: the on-disk fixture with its sentinels, session
-//! services that are safe to fuzz, and JSON built from fuzzer bytes.
-
-pub mod fixture;
-pub mod json_gen;
-pub mod services;
+//! Every linked tool bound to a context that is safe to fuzz: the fixture's sandbox with
+//! commands refused, and fake services.
 
 use std::sync::Arc;
 
@@ -12,7 +8,7 @@ use cy_tools_builtin::LocalSandbox;
 // The built-in tools register at link time; naming the crate keeps them linked.
 use cy_tools_builtin as _;
 
-pub use fixture::Fixture;
+use crate::{Fixture, services};
 
 /// Every linked tool, bound once to a context whose sandbox is a real [`LocalSandbox`] on the
 /// fixture's root (with commands refused) and whose other services are fakes.

@@ -8,8 +8,13 @@
 use std::os::unix::fs::symlink;
 use std::path::{Component, Path, PathBuf};
 
-/// What every file outside the root contains. Upper case and punctuation, so it never appears
-/// in the hex text the path target writes.
+/// What every file outside the root starts with, and repeats. Upper case and punctuation, so
+/// it never appears in the hex text the path target writes.
+///
+/// A fuzzer can learn this text (it sees the oracle compare against it) and put it in the
+/// arguments of a tool that echoes them, so an oracle that must not be switched off looks for
+/// the fixture's [`nonce`](Fixture::nonce) instead, which follows it in the files and changes
+/// with every [`Fixture::new_secret`].
 pub const SECRET: &str = "CY-FUZZ-SENTINEL: outside the workspace";
 
 /// Size of each sentinel file: odd, so no hex-encoded write (always even) has it.
@@ -50,9 +55,26 @@ const INSIDE_LINKS: &[(&str, &str)] = &[
     ("dangling_out", "../outside/not-there.txt"),
 ];
 
-/// The sentinel file's contents: [`SECRET`] repeated to [`SECRET_LEN`] bytes.
-pub fn secret_contents() -> Vec<u8> {
-    SECRET.bytes().cycle().take(SECRET_LEN).collect()
+/// A sentinel file's contents: [`SECRET`] and `nonce`, repeated to [`SECRET_LEN`] bytes (so a
+/// read of any 100 bytes of it shows the nonce whole).
+pub fn secret_contents(nonce: &str) -> Vec<u8> {
+    format!("{SECRET} {nonce} ")
+        .into_bytes()
+        .into_iter()
+        .cycle()
+        .take(SECRET_LEN)
+        .collect()
+}
+
+/// 32 hex digits no input can know in advance: std's randomly keyed hasher over a counter.
+fn fresh_nonce() -> String {
+    use std::hash::{BuildHasher, RandomState};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let a = RandomState::new().hash_one(n);
+    let b = RandomState::new().hash_one((n, a));
+    format!("{a:016x}{b:016x}")
 }
 
 /// The temporary layout: `base/root` is the workspace; `base/outside`, `base/beside.txt` and
@@ -63,6 +85,7 @@ pub struct Fixture {
     pub root: PathBuf,
     /// The canonical folder holding the root and the sentinels.
     pub base: PathBuf,
+    nonce: String,
     outside_before: Vec<(PathBuf, Vec<u8>)>,
 }
 
@@ -83,26 +106,44 @@ impl Fixture {
             .tempdir_in(parent)
             .expect("a temporary folder");
         let base = dir.path().canonicalize().expect("canonical temp folder");
-        let outside = base.join("outside");
-        std::fs::create_dir_all(outside.join(OUTSIDE_NAME)).expect("sentinel folder");
-        std::fs::write(outside.join("secret.txt"), secret_contents()).expect("sentinel");
-        std::fs::write(
-            outside.join(OUTSIDE_NAME).join("deep.txt"),
-            secret_contents(),
-        )
-        .expect("sentinel");
-        std::fs::write(base.join("beside.txt"), secret_contents()).expect("sentinel");
+        std::fs::create_dir_all(base.join("outside").join(OUTSIDE_NAME)).expect("sentinel folder");
         let root = base.join("root");
         std::fs::create_dir_all(&root).expect("root");
         let mut fixture = Fixture {
             _dir: dir,
             root,
             base,
+            nonce: String::new(),
             outside_before: Vec::new(),
         };
+        fixture.new_secret();
         fixture.reset();
-        fixture.outside_before = fixture.outside_state();
         fixture
+    }
+
+    /// The nonce the sentinel files carry now.
+    pub fn nonce(&self) -> &str {
+        &self.nonce
+    }
+
+    /// Rewrites the sentinel files outside the root with a fresh nonce (and takes them as the
+    /// state [`check_outside`](Fixture::check_outside) compares with), so an input cannot have
+    /// learnt it from an earlier one.
+    ///
+    /// # Panics
+    /// The files cannot be written.
+    pub fn new_secret(&mut self) {
+        self.nonce = fresh_nonce();
+        let contents = secret_contents(&self.nonce);
+        let outside = self.base.join("outside");
+        for file in [
+            outside.join("secret.txt"),
+            outside.join(OUTSIDE_NAME).join("deep.txt"),
+            self.base.join("beside.txt"),
+        ] {
+            std::fs::write(file, &contents).expect("sentinel");
+        }
+        self.outside_before = self.outside_state();
     }
 
     /// Rebuilds the inside of the root (the root folder itself stays, so open handles on it

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::{
-    BoxFuture, CancellationToken, Chat, ChatMessage, ChildOutcome, ChildRequest, ChildSession,
-    CodeExecutor, CodeOptions, Coordinator, DirEntryInfo, ExecOptions, ExecutionLog, LogEntry,
-    ProcessInfo, ProcessOutput, ProcessTable, Sandbox, SearchOptions, SearchResult, ServiceError,
-    ServiceErrorKind, SessionFactory, ShellResult, WalkOptions, WalkResult,
+    BoxFuture, CancellationToken, Chat, ChatMessage, ChildOutcome, ChildRequest, CodeExecutor,
+    CodeOptions, Coordinator, DirEntryInfo, ExecOptions, ExecutionLog, LogEntry, ProcessInfo,
+    ProcessOutput, ProcessTable, Sandbox, SearchOptions, SearchResult, ServiceError,
+    ServiceErrorKind, Session, SessionFactory, ShellResult, WalkOptions, WalkResult,
 };
 
 fn refused(what: &str) -> ServiceError {
@@ -131,12 +131,18 @@ impl ProcessTable for NoStartTable {
         Box::pin(async { Err(refused("starting background processes")) })
     }
 
-    fn status(&self, id: &str) -> Result<ProcessInfo, ServiceError> {
-        self.0.processes()?.status(id)
+    fn status<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<ProcessInfo, ServiceError>> {
+        match self.0.processes() {
+            Ok(table) => table.status(id),
+            Err(err) => Box::pin(async { Err(err) }),
+        }
     }
 
-    fn output(&self, id: &str) -> Result<ProcessOutput, ServiceError> {
-        self.0.processes()?.output(id)
+    fn output<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<ProcessOutput, ServiceError>> {
+        match self.0.processes() {
+            Ok(table) => table.output(id),
+            Err(err) => Box::pin(async { Err(err) }),
+        }
     }
 
     fn write_stdin<'a>(
@@ -157,8 +163,11 @@ impl ProcessTable for NoStartTable {
         }
     }
 
-    fn list(&self) -> Vec<ProcessInfo> {
-        self.0.processes().map(|t| t.list()).unwrap_or_default()
+    fn list(&self) -> BoxFuture<'_, Result<Vec<ProcessInfo>, ServiceError>> {
+        match self.0.processes() {
+            Ok(table) => table.list(),
+            Err(err) => Box::pin(async { Err(err) }),
+        }
     }
 }
 
@@ -188,10 +197,7 @@ impl SessionFactory for InstantFactory {
         vec!["researcher".to_string(), "failing".to_string()]
     }
 
-    fn spawn_child(
-        &self,
-        _request: ChildRequest,
-    ) -> BoxFuture<'_, Result<ChildSession, ServiceError>> {
+    fn spawn_child(&self, _request: ChildRequest) -> BoxFuture<'_, Result<Session, ServiceError>> {
         Box::pin(async { Err(refused("building child sessions")) })
     }
 

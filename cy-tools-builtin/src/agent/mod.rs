@@ -1,0 +1,42 @@
+//! The model loop (feature `agent`): a session's tools meet a model over the OpenAI Chat
+//! Completions API (and every server that speaks it: vLLM, Ollama, llama.cpp's server,
+//! OpenRouter) or the Anthropic Messages API.
+//!
+//! * [`Agent`]: runs a task in a [`Session`](cy_tools::Session) until the model answers, a
+//!   turn, token or time limit is reached, or the run is cancelled. Tools are declared in the
+//!   provider's dialect (strict where [`AgentConfig::strict_tools`] says); all of a turn's calls
+//!   run at once, each through the session, so it is validated and logged; arguments that are
+//!   not JSON go back to the model as an error result; 429 and 5xx answers are retried after
+//!   `Retry-After` or a doubling backoff; each turn's token usage is recorded in the execution
+//!   log ([`UsageEntry`](cy_tools::UsageEntry)).
+//! * [`ModelRunner`]: the [`SubagentRunner`](crate::session::SubagentRunner) that runs
+//!   `delegate`'s and `workflow`'s subagents with the model their profile names.
+//! * `cy-tools agent` (with feature `cli`): the same loop from the command line.
+//!
+//! The requests go over hyper's HTTP/1.1 client with rustls (its `ring` provider, and Mozilla's
+//! root certificates compiled in), not an HTTP client crate: the loop makes one kind of
+//! request, so a client crate would add build time and nothing it needs.
+
+mod anthropic;
+mod config;
+mod error;
+mod events;
+mod exchange;
+mod http;
+mod openai;
+mod provider;
+mod run;
+mod runner;
+mod sse;
+mod transcript;
+
+pub use config::{
+    ANTHROPIC_BASE_URL, AgentConfig, AgentLimits, OPENAI_BASE_URL, default_base_url,
+    default_key_var,
+};
+pub use error::{AgentError, AgentErrorKind};
+pub use events::{AgentEvents, Quiet};
+pub use exchange::RetryPolicy;
+pub use run::{Agent, AgentRun, Ending, LimitReached};
+pub use runner::{ModelRunner, SUBAGENT_PROMPT};
+pub use transcript::{ModelCall, Usage};

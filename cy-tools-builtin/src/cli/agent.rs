@@ -1,0 +1,318 @@
+//! `cy-tools agent`: run a task with a model over the session's tools, streaming what the model
+//! writes and each tool call with its result.
+//!
+//! Exit codes: 0 the model gave its final answer; 1 a turn, token or time limit (or Ctrl-C)
+//! ended the run first; 2 a usage or provider error.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cy_tools::memory::{MemoryLog, MemorySpecs};
+use cy_tools::{
+    CancellationToken, ModelProvider, ModelSpec, ServiceErrorKind, Session, SessionSpec,
+    SubagentProfile, ToolResult,
+};
+
+use super::error::CliError;
+use super::runtime::{CommandRuntime, Outcome};
+use super::session::{self, SessionArgs, registry};
+use crate::agent::{Agent, AgentConfig, AgentEvents, AgentRun, Ending, ModelCall, default_key_var};
+use crate::session::LocalSessionFactory;
+use crate::store::StoreLocation;
+
+/// How long an interrupted run has to stop before it is abandoned.
+const STOP_WAIT: Duration = Duration::from_secs(2);
+
+/// Results longer than this are cut on the terminal (the model gets them whole).
+const SHOWN_RESULT: usize = 400;
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ProviderArg {
+    /// OpenAI Chat Completions (also vLLM, Ollama, llama.cpp's server, OpenRouter)
+    Openai,
+    /// Anthropic Messages
+    Anthropic,
+}
+
+#[derive(Debug, clap::Args)]
+pub(super) struct Args {
+    /// The task, for example "summarize README.md"
+    task: String,
+    /// The API's wire format
+    #[arg(long, value_enum)]
+    provider: ProviderArg,
+    /// The model, as the provider names it
+    #[arg(long)]
+    model: String,
+    /// Where the API is [default: the provider's own API]
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The environment variable holding the API key [default: OPENAI_API_KEY or
+    /// ANTHROPIC_API_KEY; needed for the providers' own APIs only]
+    #[arg(long, value_name = "NAME")]
+    key_var: Option<String>,
+    /// Declare tools with strict schemas (on by default for OpenAI's own API only)
+    #[arg(long)]
+    strict: bool,
+    /// Model turns the run may take
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    max_turns: u32,
+    /// Tokens (input and output, every turn) the run may use [default: no budget]
+    #[arg(long, value_name = "N")]
+    max_tokens: Option<u64>,
+    /// Seconds the run may take [default: no limit]
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<f64>,
+    /// Wait for each whole answer instead of streaming it
+    #[arg(long)]
+    no_stream: bool,
+    /// A system prompt for the model
+    #[arg(long, value_name = "TEXT")]
+    system: Option<String>,
+    /// A JSON list of subagent profiles the session may delegate to, for example
+    /// [{"name": "helper", "tools": ["read_file"]}]; a profile without a `model` runs on this
+    /// command's model
+    #[arg(long, value_name = "FILE")]
+    subagents: Option<PathBuf>,
+    #[command(flatten)]
+    session: SessionArgs,
+}
+
+pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
+    let model = model_spec(&args);
+    let config = config(&args, &model)?;
+    let profiles = match &args.subagents {
+        Some(path) => load_profiles(path, &model)?,
+        None => Vec::new(),
+    };
+    let asked = session::asked(&args.session)?;
+    let agent = Agent::new(config).map_err(|err| CliError::new(err.to_string()))?;
+    let runtime = CommandRuntime::new()?;
+    let session = open_session(&args, asked, profiles, &runtime)?;
+    let cancel = CancellationToken::new();
+    let work = {
+        let (cancel, session) = (cancel.clone(), session.clone());
+        let task = args.task.clone();
+        async move { agent.run(&session, &task, &cancel, &Terminal).await }
+    };
+    let outcome = match runtime.run(work)? {
+        Outcome::Done(outcome) => outcome,
+        Outcome::Interrupted(task) => {
+            cancel.cancel();
+            match runtime.wait(task, STOP_WAIT)? {
+                Some(outcome) => outcome,
+                None => {
+                    eprintln!("\nstopped: interrupted");
+                    return Ok(ExitCode::FAILURE);
+                }
+            }
+        }
+    };
+    drop(session);
+    drop(runtime);
+    let run = outcome.map_err(|err| CliError::new(err.to_string()))?;
+    Ok(finish(&run))
+}
+
+/// Ends the streamed output, and says why a run stopped short.
+fn finish(run: &AgentRun) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out).and_then(|()| out.flush());
+    match &run.ending {
+        Ending::Answer(_) => {
+            eprintln!(
+                "done: {} turns, {} tokens ({} in, {} out)",
+                run.turns,
+                run.usage.total(),
+                run.usage.input_tokens,
+                run.usage.output_tokens
+            );
+            ExitCode::SUCCESS
+        }
+        Ending::Limit(limit) => {
+            eprintln!("stopped: {limit}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn model_spec(args: &Args) -> ModelSpec {
+    let provider = match args.provider {
+        ProviderArg::Openai => ModelProvider::OpenAi,
+        ProviderArg::Anthropic => ModelProvider::Anthropic,
+    };
+    ModelSpec {
+        provider,
+        model: args.model.clone(),
+        base_url: args.base_url.clone(),
+        key_var: args.key_var.clone(),
+        strict: args.strict.then_some(true),
+    }
+}
+
+fn config(args: &Args, model: &ModelSpec) -> Result<AgentConfig, CliError> {
+    let mut config = AgentConfig::from_spec(model, &|name| std::env::var(name).ok())
+        .map_err(|err| CliError::new(err.to_string()))?;
+    config.stream = !args.no_stream;
+    config.system.clone_from(&args.system);
+    config.limits.max_turns = args.max_turns;
+    config.limits.max_tokens = args.max_tokens;
+    if let Some(seconds) = args.timeout {
+        let limit = Duration::try_from_secs_f64(seconds)
+            .ok()
+            .filter(|d| !d.is_zero())
+            .ok_or_else(|| {
+                CliError::new(format!(
+                    "--timeout {seconds}: expected a positive number of seconds"
+                ))
+            })?;
+        config.limits.timeout = Some(limit);
+    }
+    if args.max_turns == 0 {
+        return Err(CliError::new(
+            "--max-turns 0 leaves the model no turn; give at least 1",
+        ));
+    }
+    if model.key_var.is_some() && config.api_key.is_none() {
+        let var = model
+            .key_var
+            .clone()
+            .unwrap_or_else(|| default_key_var(model.provider).to_string());
+        return Err(CliError::new(format!(
+            "--key-var {var}: the environment variable `{var}` is not set; set it to the API key"
+        )));
+    }
+    Ok(config)
+}
+
+fn load_profiles(path: &Path, model: &ModelSpec) -> Result<Vec<SubagentProfile>, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|err| {
+        CliError::new(format!(
+            "cannot read the subagents file `{}`: {err}",
+            path.display()
+        ))
+    })?;
+    let mut profiles: Vec<SubagentProfile> = serde_json::from_str(&text).map_err(|err| {
+        CliError::new(format!(
+            "invalid subagents file `{}`: {err}; expected a JSON list such as [{{\"name\": \"helper\", \"tools\": [\"read_file\"]}}]",
+            path.display()
+        ))
+    })?;
+    for profile in &mut profiles {
+        if profile.model.is_none() {
+            profile.model = Some(model.clone());
+        }
+    }
+    Ok(profiles)
+}
+
+/// The session the run works in, from a factory (so `delegate` gets children, each logged):
+/// in the store `--store` (or `CY_TOOLS_STORE`) names, resumed when its id is stored there;
+/// else in memory for this run.
+fn open_session(
+    args: &Args,
+    asked: session::Asked,
+    profiles: Vec<SubagentProfile>,
+    runtime: &CommandRuntime,
+) -> Result<Session, CliError> {
+    let fail = |err: cy_tools::ServiceError| CliError::new(err.to_string());
+    let location = match &args.session.store {
+        Some(text) => Some(
+            StoreLocation::parse(text).map_err(|err| CliError::new(format!("--store: {err}")))?,
+        ),
+        None => StoreLocation::from_env().map_err(|err| CliError::new(err.to_string()))?,
+    };
+    let registry = Arc::new(registry()?);
+    let limits = args.session.limits.exec_limits();
+    runtime.work()?.block_on(async move {
+        let factory = match location {
+            Some(location) => LocalSessionFactory::open(location, &asked.tenant)
+                .await
+                .map_err(fail)?,
+            None => LocalSessionFactory::new(
+                Arc::clone(&registry),
+                Arc::new(MemorySpecs::new()),
+                Arc::new(MemoryLog::new()),
+            ),
+        }
+        .with_exec_limits(limits);
+        let id = asked.id.unwrap_or_else(|| {
+            let ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis());
+            format!("agent-{}-{ms}", std::process::id())
+        });
+        match factory.resume(&id).await {
+            Ok(session) => {
+                if !profiles.is_empty() {
+                    eprintln!(
+                        "note: session `{id}` is stored already and keeps its own subagents; --subagents applies to new sessions only"
+                    );
+                }
+                return Ok(session);
+            }
+            Err(err) if err.kind() == ServiceErrorKind::NotFound => {}
+            Err(err) => return Err(fail(err)),
+        }
+        // Every linked tool, but those that talk to people: this session has no chat.
+        let tools = asked.tools.unwrap_or_else(|| {
+            let registry = factory.registry();
+            registry
+                .names()
+                .iter()
+                .filter(|name| {
+                    registry.definition(name).is_some_and(|d| {
+                        !d.capabilities().contains(cy_tools::Capability::Chat)
+                    })
+                })
+                .map(|n| n.to_string())
+                .collect()
+        });
+        let workspace = std::path::absolute(&asked.root).unwrap_or(asked.root);
+        let mut spec =
+            SessionSpec::root(id, asked.tenant, workspace.to_string_lossy()).with_tools(tools);
+        for profile in profiles {
+            spec = spec.with_subagent(profile);
+        }
+        factory.create(spec).await.map_err(fail)
+    })
+}
+
+/// What the model writes goes to stdout as it comes; tool calls and their results to stderr.
+struct Terminal;
+
+impl AgentEvents for Terminal {
+    fn text(&self, piece: &str) {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(piece.as_bytes()).and_then(|()| out.flush());
+    }
+
+    fn tool_call(&self, call: &ModelCall) {
+        let arguments = match &call.arguments {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        eprintln!("\n-> {} {}", call.name, shorten(&arguments));
+    }
+
+    fn tool_result(&self, call: &ModelCall, result: &ToolResult) {
+        let mark = if result.is_error { "error" } else { "ok" };
+        eprintln!(
+            "<- {} ({mark}): {}",
+            call.name,
+            shorten(&result.text_content())
+        );
+    }
+}
+
+/// One line of at most [`SHOWN_RESULT`] characters.
+fn shorten(text: &str) -> String {
+    let line = text.replace('\n', " ");
+    match line.char_indices().nth(SHOWN_RESULT) {
+        Some((cut, _)) => format!("{}...", &line[..cut]),
+        None => line,
+    }
+}

@@ -1,0 +1,103 @@
+//! Approval over MCP: the client is asked by elicitation (`elicitation/create`, a
+//! server-to-client request of protocol 2025-11-25 and earlier).
+
+use std::collections::BTreeMap;
+
+use cy_tools::BoxFuture;
+use cy_tools::approval::{ApprovalRequest, Approver, Decision};
+use rmcp::RoleServer;
+use rmcp::model::{
+    ClientResult, ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema,
+    ServerRequest,
+};
+use rmcp::service::Peer;
+
+/// What a call that needs approval says when the client cannot be asked.
+pub(super) const CANNOT_ELICIT: &str = "this MCP client does not answer elicitation requests, so nobody can be asked; connect with a client that supports elicitation, or have the server started with `--approve none` to run such calls without asking";
+
+/// What a call that needs approval says to a 2025-11-25 client of the stateless HTTP server.
+pub(super) const STATELESS: &str = "this server keeps no connection between requests (stateless HTTP), so a client of protocol 2025-11-25 cannot be asked in the middle of a call; connect with protocol 2026-07-28, which is asked in the call's answer, or have the server started with `--approve none` to run such calls without asking";
+
+/// Asks the client of one request, by an elicitation with an empty form: accepting approves,
+/// declining or dismissing declines.
+pub(super) struct Eliciting {
+    peer: Peer<RoleServer>,
+}
+
+impl Eliciting {
+    pub(super) fn new(peer: Peer<RoleServer>) -> Self {
+        Eliciting { peer }
+    }
+
+    fn client(&self) -> String {
+        self.peer.peer_info().map_or_else(
+            || "client".to_string(),
+            |info| info.client_info.name.clone(),
+        )
+    }
+}
+
+/// The elicitation asking `question`, with an empty form.
+pub(super) fn elicitation(question: &str) -> ElicitRequestParams {
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: question.to_string(),
+        requested_schema: ElicitationSchema::new(BTreeMap::new()),
+    }
+}
+
+/// Answers with a decision made already (the multi-round form's, read from the client's
+/// second call).
+pub(super) struct Decided(pub(super) Decision);
+
+impl Approver for Decided {
+    fn ask<'a>(&'a self, _request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
+        let decision = self.0.clone();
+        Box::pin(async move { decision })
+    }
+}
+
+/// The decision an elicitation answer stands for, and who gave it.
+pub(super) fn decision(action: &ElicitationAction, client: &str) -> Decision {
+    let by = format!("MCP client `{client}` (elicitation)");
+    match action {
+        ElicitationAction::Accept => Decision::Approved { by },
+        ElicitationAction::Decline => Decision::Declined { by, reason: None },
+        // Dismissed, or an action this server does not know: either way, not a yes.
+        _ => Decision::Declined {
+            by,
+            reason: Some("the request was dismissed".to_string()),
+        },
+    }
+}
+
+impl Approver for Eliciting {
+    fn ask<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
+        Box::pin(async move {
+            let can_elicit = self
+                .peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.elicitation.is_some());
+            if !can_elicit {
+                return Decision::Unavailable {
+                    reason: CANNOT_ELICIT.to_string(),
+                };
+            }
+            let asked =
+                ServerRequest::ElicitRequest(ElicitRequest::new(elicitation(&request.question())));
+            match self.peer.send_request(asked).await {
+                Ok(ClientResult::ElicitResult(answer)) => decision(&answer.action, &self.client()),
+                Ok(other) => Decision::Unavailable {
+                    reason: format!(
+                        "the MCP client answered the elicitation with something else ({other:?}); use a client whose elicitation works, or `--approve none`"
+                    ),
+                },
+                Err(err) => Decision::Unavailable {
+                    reason: format!(
+                        "the MCP client could not be asked ({err}); use a client whose elicitation works, or `--approve none`"
+                    ),
+                },
+            }
+        })
+    }
+}

@@ -1,0 +1,212 @@
+//! `cy-tools agent` against the fake API: its exit codes, its streamed output, and `delegate`
+//! running a child session whose calls are logged under it.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use cy_tools::{ExecutionLog, SpecStore};
+use cy_tools_builtin::agent::SUBAGENT_PROMPT;
+use cy_tools_builtin::store::SqliteStore;
+
+use super::fake::{FakeApi, Reply};
+
+fn agent(dir: &Path, api: &FakeApi, extra: &[&str]) -> Output {
+    let base = format!("{}/v1", api.url());
+    let mut args = vec![
+        "agent",
+        "--provider",
+        "openai",
+        "--model",
+        "gpt-fake",
+        "--base-url",
+        &base,
+        "--root",
+        "w",
+    ];
+    args.extend_from_slice(extra);
+    Command::new(env!("CARGO_BIN_EXE_cy-tools"))
+        .current_dir(dir)
+        .args(&args)
+        .env_remove("CY_TOOLS_STORE")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap()
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("w")).unwrap();
+    std::fs::write(dir.path().join("w/notes.txt"), "hello from the notes\n").unwrap();
+    dir
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn delegate_runs_a_child_session_whose_calls_are_logged_under_it() {
+    let api = FakeApi::start(vec![
+        // The root asks the helper; the helper reads the file and answers; the root answers,
+        // streamed.
+        Reply::ok("openai/delegate_call.json"),
+        Reply::ok("openai/one_call.json"),
+        Reply::ok("openai/child_answer.json"),
+        Reply::stream("openai/stream_answer.sse"),
+    ]);
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("spec.json"),
+        r#"{"session_id": "root-1", "tools": ["read_file", "list_directory"]}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("subagents.json"),
+        r#"[{"name": "helper", "tools": ["read_file"]}]"#,
+    )
+    .unwrap();
+    let output = agent(
+        dir.path(),
+        &api,
+        &[
+            "--spec",
+            "spec.json",
+            "--store",
+            "state",
+            "--subagents",
+            "subagents.json",
+            "--system",
+            "you lead",
+            "say what the notes hold",
+        ],
+    );
+    let (stdout, stderr) = (text(&output.stdout), text(&output.stderr));
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "stdout: {stdout}\nstderr: {stderr}"
+    );
+    assert!(stdout.contains("I will ask the helper."), "{stdout}");
+    assert!(stdout.contains("The notes say hello."), "{stdout}");
+    assert!(stderr.contains("-> delegate"), "{stderr}");
+    assert!(stderr.contains("<- delegate (ok)"), "{stderr}");
+
+    // What the child's model was sent: the subagent prompt, the parent's task, its own tools.
+    let requests = api.requests();
+    assert_eq!(requests.len(), 4);
+    let child = &requests[1].body;
+    assert_eq!(child["messages"][0]["content"], SUBAGENT_PROMPT);
+    assert_eq!(
+        child["messages"][1]["content"],
+        "Read notes.txt and say what it holds."
+    );
+    let child_tools: Vec<&str> = child["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(child_tools, ["execute_code", "read_file"]);
+    assert_eq!(requests[0].body["messages"][0]["content"], "you lead");
+    let root_tools = requests[0].body["tools"].to_string();
+    assert!(root_tools.contains("\"delegate\"") && root_tools.contains("list_directory"));
+    assert_eq!(
+        requests[2].body["messages"][3]["tool_call_id"],
+        "call_read_1"
+    );
+    // The parent's model gets the child's answer as `delegate`'s result.
+    let result = &requests[3].body["messages"][3];
+    assert_eq!(result["tool_call_id"], "call_delegate_1");
+    let answer = result["content"].as_str().unwrap();
+    assert!(
+        answer.contains("session `root-1.helper-1`")
+            && answer.contains("notes.txt says: hello from the notes"),
+        "{answer}"
+    );
+
+    // The log: the child session exists under the root, its call and usage under its own id.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let store = SqliteStore::open(dir.path().join("state/sessions.db")).unwrap();
+        assert_eq!(store.children("root-1").await.unwrap(), ["root-1.helper-1"]);
+        let child = store.entries("root-1.helper-1").await.unwrap();
+        assert_eq!(child.len(), 1);
+        assert_eq!(
+            (child[0].tool.as_str(), child[0].call_id.as_str()),
+            ("read_file", "call_read_1")
+        );
+        assert_eq!(child[0].parent_call.as_deref(), Some("call_delegate_1"));
+        let root = store.entries("root-1").await.unwrap();
+        assert_eq!(root.len(), 1);
+        assert_eq!(root[0].tool, "delegate");
+        let turns: Vec<u64> = store
+            .usage("root-1.helper-1")
+            .await
+            .unwrap()
+            .iter()
+            .map(|u| u.input_tokens)
+            .collect();
+        assert_eq!(turns, [80, 160]);
+        assert_eq!(store.usage("root-1").await.unwrap().len(), 2);
+    });
+}
+
+#[test]
+fn a_turn_limit_exits_1_saying_which() {
+    let api = FakeApi::start(vec![Reply::ok("openai/one_call.json")]);
+    let dir = workspace();
+    let output = agent(dir.path(), &api, &["--max-turns", "1", "read the notes"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("stopped: the turn limit (1) was reached"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("<- read_file (ok)"), "{stderr}");
+    // Every linked tool but the chat's (this session has none), without a warning about them.
+    assert!(!stderr.contains("left out"), "{stderr}");
+}
+
+#[test]
+fn a_provider_error_exits_2_with_its_message() {
+    let api = FakeApi::start(vec![Reply::status(404, &[], "openai/bad_request.json")]);
+    let dir = workspace();
+    let output = agent(dir.path(), &api, &["hi"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("error: the openai API at"), "{stderr}");
+    assert!(stderr.contains("does not exist"), "{stderr}");
+}
+
+#[test]
+fn the_official_api_without_its_key_is_a_usage_error() {
+    let dir = workspace();
+    let output = Command::new(env!("CARGO_BIN_EXE_cy-tools"))
+        .current_dir(dir.path())
+        .args([
+            "agent",
+            "--provider",
+            "openai",
+            "--model",
+            "gpt-4.1",
+            "--root",
+            "w",
+            "hi",
+        ])
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("`OPENAI_API_KEY`, which is not set"),
+        "{stderr}"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_cy-tools"))
+        .args(["agent", "--provider", "gemini", "--model", "m", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}

@@ -1,0 +1,177 @@
+//! Progress a call reports while it runs, and the gate every host's listener sits behind.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+/// One progress report of a running call: how far it is, out of how much when known, and a
+/// line for a person.
+///
+/// ```
+/// use cy_tools::call::Progress;
+/// use cy_tools::bind_tool;
+/// let p = Progress { done: 3.0, total: Some(10.0), message: Some("3 files searched".into()) };
+/// assert_eq!(p.to_string(), "3/10 3 files searched");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Progress {
+    /// Work done so far; every report of a call has a larger value than the one before.
+    pub done: f64,
+    /// The whole, when the tool knows it.
+    pub total: Option<f64>,
+    /// What is going on, for a person.
+    pub message: Option<String>,
+}
+
+impl std::fmt::Display for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.done)?;
+        if let Some(total) = self.total {
+            write!(f, "/{total}")?;
+        }
+        if let Some(message) = &self.message {
+            write!(f, " {message}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Where a host receives the progress of one call: an MCP server turns it into
+/// `notifications/progress`, the command line into a line on stderr, an application into
+/// whatever it likes. Any `Fn(Progress)` is one.
+///
+/// `report` is called on the tool's task, so it must not block: hand the report over (a
+/// channel, an atomic) and return. The runtime calls it only with increasing values, at most
+/// once per [`PROGRESS_INTERVAL`], and never after the call has answered.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use std::sync::{Arc, Mutex};
+/// use cy_tools::prelude::*;
+/// use cy_tools::call::Progress;
+/// use cy_tools::bind_tool;
+///
+/// /// Counts to three.
+/// #[tool(register = false)]
+/// async fn count(call: CallInfo<'_>) -> String {
+///     for n in 1..=3 {
+///         call.progress(f64::from(n), Some(3.0), || format!("{n} of 3"));
+///         tokio::time::sleep(std::time::Duration::from_millis(120)).await;
+///     }
+///     "done".into()
+/// }
+///
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let sink = Arc::clone(&seen);
+/// let tool = bind_tool(&COUNT, ToolContext::new(SessionIdentity::root("s", "t"))).unwrap();
+/// let call = ToolCall::new("c1", serde_json::json!({}))
+///     .with_progress(Arc::new(move |p: Progress| sink.lock().unwrap().push(p.done)));
+/// assert_eq!(tool.execute(call, &CancellationToken::new()).await.text_content(), "done");
+/// assert_eq!(*seen.lock().unwrap(), [1.0, 2.0, 3.0]);
+/// # });
+/// ```
+pub trait ProgressSink: Send + Sync {
+    /// Receives one report.
+    fn report(&self, progress: Progress);
+}
+
+impl<F: Fn(Progress) + Send + Sync> ProgressSink for F {
+    fn report(&self, progress: Progress) {
+        self(progress);
+    }
+}
+
+/// The least time between two reports of one call that reach its listener; reports in between
+/// are dropped (the next one carries the news), so a tool may report on every file or line
+/// without flooding a client.
+pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The one place a call's reports pass: increasing values only, rate-limited, closed when the
+/// call answers. The sink is called under the lock, so once `close` returns nothing more is
+/// delivered.
+pub(crate) struct ProgressGate {
+    sink: Arc<dyn ProgressSink>,
+    state: Mutex<GateState>,
+}
+
+struct GateState {
+    last: Option<f64>,
+    at: Option<Instant>,
+    closed: bool,
+}
+
+impl ProgressGate {
+    pub(crate) fn new(sink: Arc<dyn ProgressSink>) -> Self {
+        ProgressGate {
+            sink,
+            state: Mutex::new(GateState {
+                last: None,
+                at: None,
+                closed: false,
+            }),
+        }
+    }
+
+    pub(crate) fn report(&self, done: f64, total: Option<f64>, message: impl FnOnce() -> String) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if state.closed || !done.is_finite() || state.last.is_some_and(|last| done <= last) {
+            return;
+        }
+        let now = Instant::now();
+        if state
+            .at
+            .is_some_and(|at| now.duration_since(at) < PROGRESS_INTERVAL)
+        {
+            return;
+        }
+        state.last = Some(done);
+        state.at = Some(now);
+        let message = message();
+        self.sink.report(Progress {
+            done,
+            total: total.filter(|t| t.is_finite()),
+            message: (!message.is_empty()).then_some(message),
+        });
+    }
+
+    pub(crate) fn close(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .closed = true;
+    }
+}
+
+impl std::fmt::Debug for ProgressGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressGate")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_increasing_values_pass_and_none_after_close() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&seen);
+        let gate = ProgressGate::new(Arc::new(move |p: Progress| {
+            sink.lock().unwrap().push((p.done, p.message));
+        }));
+        gate.report(2.0, None, || "two".into());
+        gate.report(1.0, None, || {
+            unreachable!("a smaller value is not even formatted")
+        });
+        gate.report(3.0, None, || unreachable!("too soon: rate-limited"));
+        std::thread::sleep(PROGRESS_INTERVAL);
+        gate.report(f64::NAN, None, String::new);
+        gate.report(4.0, None, String::new);
+        gate.close();
+        std::thread::sleep(PROGRESS_INTERVAL);
+        gate.report(5.0, None, || unreachable!("closed"));
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [(2.0, Some("two".to_string())), (4.0, None)]
+        );
+    }
+}
