@@ -182,7 +182,8 @@ pub(super) fn open(
     // `call` in code mode binds what it can without a note for each tool it cannot: those
     // notes are for choosing what `mcp` serves.
     let notes = !calling;
-    let (tools, context, executor) = open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
+    let (tools, context, executor) =
+        open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
     let Some(executor) = executor else {
         return Ok(Opened {
             tools,

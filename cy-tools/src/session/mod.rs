@@ -11,6 +11,6 @@ mod spec;
 pub use crate::services::ChildOutcome;
 pub use live::Session;
 pub use spec::{
-    ExecutorSpec, ModelProvider, ModelSpec, SessionSpec, SpecStore, SubagentLimits, SubagentProfile,
-    WorkspaceHost,
+    ExecutorSpec, ModelProvider, ModelSpec, SessionSpec, SpecStore, SubagentLimits,
+    SubagentProfile, WorkspaceHost,
 };
