@@ -184,3 +184,58 @@ print(json.dumps(out))
         assert!(!dir.path().join("w/a.txt").exists());
     });
 }
+
+/// Approves every call but `write_file`'s.
+struct Person;
+
+impl cy_tools::approval::Approver for Person {
+    fn ask<'a>(
+        &'a self,
+        request: &'a cy_tools::approval::ApprovalRequest<'a>,
+    ) -> BoxFuture<'a, cy_tools::approval::Decision> {
+        let decline = request.tool == "write_file";
+        Box::pin(async move {
+            if decline {
+                cy_tools::approval::Decision::Declined {
+                    by: "a person".into(),
+                    reason: None,
+                }
+            } else {
+                cy_tools::approval::Decision::Approved {
+                    by: "a person".into(),
+                }
+            }
+        })
+    }
+}
+
+/// The host's approval policy set on the factory (`--approve` over a stored session) reaches
+/// the calls the code makes, not only the model's: the spec asks for none, the host for
+/// destructive calls, and the code's `write_file` is asked about and declined.
+#[test]
+fn the_hosts_approval_policy_reaches_the_codes_calls() {
+    runtime().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let factory = factory(dir.path())
+            .with_approval_policy(cy_tools::approval::ApprovalPolicy::Destructive);
+        let spec = spec("s-approve", &dir.path().join("w"))
+            .with_executor(ExecutorSpec::default())
+            .with_tools(["read_file", "write_file"])
+            .with_code_mode(true);
+        assert_eq!(spec.approve, cy_tools::approval::ApprovalPolicy::None);
+        let session = factory.create(spec).await.unwrap();
+        let code = "import cy_sdk\ntry:\n    cy_sdk.tools.write_file('a.txt', content='x')\nexcept cy_sdk.ToolError as err:\n    print('refused:', err)";
+        let call = ToolCall::new("c", json!({ "code": code })).with_approver(Arc::new(Person));
+        let ran = session
+            .execute("execute_code", call, &CancellationToken::new())
+            .await;
+        assert!(!ran.is_error, "{}", ran.text_content());
+        assert!(
+            ran.text_content()
+                .starts_with("refused: the call to `write_file` was not run: a person declined it"),
+            "{}",
+            ran.text_content()
+        );
+        assert!(!dir.path().join("w/a.txt").exists());
+    });
+}
