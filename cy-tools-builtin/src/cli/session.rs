@@ -173,7 +173,6 @@ pub(super) fn open(
             code_mode,
             approve,
         };
-        // The factory binds the policy, so the code-mode channel it attaches sees it too.
         let session = stored::open(location, wanted, requested, runtime)?;
         return Ok(Opened {
             tools: session.tools().clone(),

@@ -20,10 +20,11 @@ pub(super) struct Wanted<'a> {
     pub(super) root: &'a Path,
     pub(super) tools: Option<&'a [String]>,
     pub(super) limits: ExecLimits,
-    /// Which calls ask for approval, over the stored spec's setting.
-    pub(super) approve: cy_tools::approval::ApprovalPolicy,
     /// Code mode asked for (`--code-mode`, the session file's `code_mode`).
     pub(super) code_mode: bool,
+    /// The approval policy (`--approve`, the session file's, the command's default), over the
+    /// stored spec's.
+    pub(super) approve: cy_tools::approval::ApprovalPolicy,
 }
 
 /// The stored session `wanted.id` (created if the store has none), with only the `requested`
@@ -40,7 +41,9 @@ pub(super) fn open(
             .await
             .map_err(fail)?
             .with_exec_limits(wanted.limits.clone())
-            .with_approve(wanted.approve);
+            // On the factory, not on the built session: a code-mode session's code calls the
+            // tools bound at build time, which must ask as the host says too.
+            .with_approval_policy(wanted.approve);
         match factory.resume(wanted.id).await {
             Ok(session) if wanted.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
                 Err(CliError::new(format!(
