@@ -268,21 +268,31 @@ impl ServerHandler for McpServer {
         }
         // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
         // (and when the connection closes): the same token the tool body and its processes see.
-        let cancel = context.ct.clone();
-        let run = {
-            let (tool, session, name) =
-                (tool.clone(), self.inner.session.clone(), name.to_string());
-            async move {
-                match session {
-                    Some(session) => session.execute(&name, call, &cancel).await,
-                    None => tool.execute(call, &cancel).await,
-                }
-            }
-        };
+        let cancel = &context.ct;
         let run = async {
             match &self.call_runtime {
-                Some(runtime) => call_task::run_on(runtime, name, run).await,
-                None => run.await,
+                // Another runtime's task owns what it uses.
+                Some(runtime) => {
+                    let (tool, session, owned_name, cancel) = (
+                        tool.clone(),
+                        self.inner.session.clone(),
+                        name.to_string(),
+                        cancel.clone(),
+                    );
+                    let run = async move {
+                        match session {
+                            Some(session) => session.execute(&owned_name, call, &cancel).await,
+                            None => tool.execute(call, &cancel).await,
+                        }
+                    };
+                    call_task::run_on(runtime, name, run).await
+                }
+                // On the protocol's runtime the call borrows: no clones of the tool, its name or
+                // the token (a token's clone and drop each take its lock) for every request.
+                None => match &self.inner.session {
+                    Some(session) => session.execute(name, call, cancel).await,
+                    None => tool.execute(call, cancel).await,
+                },
             }
         };
         // The call's reports are all sent before its answer: the forwarder ends only once the

@@ -225,7 +225,7 @@ impl Script {
                 };
                 *content = content.replacen(&arg("old_string"), &arg("new_string"), 1);
             }
-            3 => self.check_listing(&text, false).map_err(explain)?,
+            3 => self.check_listing(&text).map_err(explain)?,
             4 => {
                 let py = format!("py/{id}-{k}.txt");
                 self.files.insert(arg("filename"), arg("code"));
@@ -252,7 +252,7 @@ impl Script {
                 }
                 self.check_search(out["hits"].as_str().unwrap_or_default())
                     .map_err(explain)?;
-                self.check_listing(out["listing"].as_str().unwrap_or_default(), true)
+                self.check_listing(out["listing"].as_str().unwrap_or_default())
                     .map_err(explain)?;
             }
             7 => self.check_found(&text).map_err(explain)?,
@@ -339,21 +339,14 @@ impl Script {
         same_sets("search_text hits", &got, &expected)
     }
 
-    /// `list_directory` of `.` at depth 3: exactly the model's files and their folders. A
-    /// listing made by code mode's code (`during_run`) also sees the run's bootstrap beside it
-    /// (`.cy-run-<random>.py` in the root, removed after the run): exactly one such file.
-    fn check_listing(&self, text: &str, during_run: bool) -> Result<(), String> {
+    /// `list_directory` of `.` at depth 3: exactly the model's files and their folders.
+    fn check_listing(&self, text: &str) -> Result<(), String> {
         let mut files = BTreeSet::new();
         let mut dirs = BTreeSet::new();
-        let mut bootstraps = 0;
         for line in text.lines() {
             if let Some(dir) = line.strip_suffix('/') {
                 dirs.insert(dir.to_string());
             } else if let Some((path, _size)) = line.split_once("  (") {
-                if during_run && path.starts_with(".cy-run-") && path.ends_with(".py") {
-                    bootstraps += 1;
-                    continue;
-                }
                 files.insert(path.to_string());
             } else {
                 return Err(format!("list_directory: unexpected line {line:?}"));
@@ -365,11 +358,6 @@ impl Script {
             .keys()
             .filter_map(|p| p.rsplit_once('/').map(|(dir, _)| dir.to_string()))
             .collect();
-        if during_run && bootstraps != 1 {
-            return Err(format!(
-                "list_directory during a code-mode run: {bootstraps} bootstrap files, expected 1"
-            ));
-        }
         same_sets("listed files", &files, &expected_files)?;
         same_sets("listed folders", &dirs, &expected_dirs)
     }
