@@ -21,9 +21,9 @@
 //! |---|---|
 //! | `sessions` | [`session`] (sessions built from a spec, resumed in any process, narrowed for children), [`store`] (their SQLite store), and the tools that need a session: `delegate`, `workflow`, `signal`, `send_message` |
 //! | `postgres` | `store::PostgresStore`: the sessions' specs, log, chat and signals in one PostgreSQL database shared by any number of workers; [`LocalSessionFactory::connect`](session::LocalSessionFactory::connect) picks the store by URL (implies `sessions`) |
-//! | `remote` | [`executor::RemoteExecutor`]: code runs on a control server over HTTP |
+//! | `remote` | [`executor::RemoteExecutor`]: code runs on a control server over HTTP; [`remote_sandbox::RemoteSandbox`]: the session's workspace (files, commands, background processes) lives there too |
 //! | `code-mode` | [`code_mode`]: code run by `execute_code` calls the session's tools back |
-//! | `control-server` | [`control_server`]: the host end of the remote executor (implies `code-mode`) |
+//! | `control-server` | [`control_server`]: the host end of the remote executor and the remote sandbox (implies `code-mode`) |
 //! | `mcp` | [`mcp`]: an MCP server over a session's tools, on stdio |
 //! | `mcp-http` | [`mcp::http`](mcp): the same server over streamable HTTP, with a bearer token, stateless (implies `mcp`) |
 //! | `agent` | [`agent`]: the model loop over the OpenAI Chat Completions and Anthropic Messages APIs, and the runner `delegate` and `workflow` use when a subagent profile names a model (implies `sessions`) |

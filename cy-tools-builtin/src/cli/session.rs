@@ -171,9 +171,9 @@ pub(super) fn open(
             tools: spec.tools.as_deref(),
             limits: args.limits.exec_limits(),
             code_mode,
+            approve,
         };
-        let session = stored::open(location, wanted, requested, runtime)?
-            .with_approval(Approval::new(approve));
+        let session = stored::open(location, wanted, requested, runtime)?;
         return Ok(Opened {
             tools: session.tools().clone(),
             session: Some(session),

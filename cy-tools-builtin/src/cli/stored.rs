@@ -22,6 +22,9 @@ pub(super) struct Wanted<'a> {
     pub(super) limits: ExecLimits,
     /// Code mode asked for (`--code-mode`, the session file's `code_mode`).
     pub(super) code_mode: bool,
+    /// The approval policy (`--approve`, the session file's, the command's default), over the
+    /// stored spec's.
+    pub(super) approve: cy_tools::approval::ApprovalPolicy,
 }
 
 /// The stored session `wanted.id` (created if the store has none), with only the `requested`
@@ -37,7 +40,10 @@ pub(super) fn open(
         let factory = LocalSessionFactory::open(location, wanted.tenant)
             .await
             .map_err(fail)?
-            .with_exec_limits(wanted.limits.clone());
+            .with_exec_limits(wanted.limits.clone())
+            // On the factory, not on the built session: a code-mode session's code calls the
+            // tools bound at build time, which must ask as the host says too.
+            .with_approval_policy(wanted.approve);
         match factory.resume(wanted.id).await {
             Ok(session) if wanted.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
                 Err(CliError::new(format!(

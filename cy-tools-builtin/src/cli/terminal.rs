@@ -105,10 +105,15 @@ impl Approver for AskOnTerminal {
                 Ok(Ok(answer)) if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes") => {
                     Decision::Approved { by }
                 }
-                Ok(Ok(answer)) => Decision::Declined {
-                    by,
-                    reason: Some(answer.trim().to_string()).filter(|a| !a.is_empty()),
-                },
+                Ok(Ok(answer)) => {
+                    let answer = answer.trim();
+                    // A plain no gives no reason; anything else typed is one.
+                    let plain = matches!(answer, "" | "n" | "N" | "no" | "No");
+                    Decision::Declined {
+                        by,
+                        reason: (!plain).then(|| answer.to_string()),
+                    }
+                }
                 Ok(Err(err)) => Decision::Unavailable {
                     reason: format!(
                         "the terminal could not be read ({err}); pass `--approve none` to run without asking"

@@ -36,6 +36,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::execute::{ServerState, refusal, refuse, workspace};
 use crate::code_mode::broker::Broker;
 use crate::code_mode::module;
+use crate::executor::LocalExecutor;
 use crate::executor::wire::{CODE_MODE_PROTOCOL, ErrorReply, ExecuteRequest, read_line};
 
 /// `GET /v1/sessions/{session_id}/code-mode` (an upgrade).
@@ -134,7 +135,7 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Serves one code-mode connection to its end. Every way it can end (the runtime closing before
 /// the request or during the run, a malformed request, the run's own end) ends the writer too,
 /// so the caller's run slot is given back, and a run still going is dropped, which kills it.
-async fn serve<S>(stream: S, executor: &dyn CodeExecutor, max_line: usize)
+async fn serve<S>(stream: S, executor: &LocalExecutor, max_line: usize)
 where
     S: AsyncRead + AsyncWrite + Send + 'static,
 {
@@ -160,7 +161,7 @@ where
 /// exchange: `done` or `refused`, or `None` when the runtime went away first.
 async fn run_relayed<R: AsyncRead + Unpin>(
     reader: &mut BufReader<R>,
-    executor: &dyn CodeExecutor,
+    executor: &LocalExecutor,
     relay: &Arc<Relay>,
     max_line: usize,
 ) -> Option<Value> {
@@ -184,6 +185,18 @@ async fn run_relayed<R: AsyncRead + Unpin>(
     let request = match request {
         Ok(request) => request,
         Err(err) => return Some(json!({"refused": ErrorReply::from_error(&err)})),
+    };
+    // A child's run: in its folder of the workspace.
+    let scoped;
+    let executor: &dyn CodeExecutor = match request.scope.as_deref() {
+        None => executor,
+        Some(scope) => match executor.scoped(scope) {
+            Ok(narrower) => {
+                scoped = narrower;
+                &scoped
+            }
+            Err(err) => return Some(json!({"refused": ErrorReply::from_error(&err)})),
+        },
     };
     // A runtime that sends no module (an older one) gets an empty `cy_sdk.tools`.
     let tools: Arc<str> = request.sdk_module.unwrap_or_default().into();

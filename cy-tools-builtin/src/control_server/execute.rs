@@ -100,6 +100,13 @@ pub(super) async fn execute(
             return refuse(StatusCode::INTERNAL_SERVER_ERROR, err.kind(), err.message());
         }
     };
+    let executor = match request.scope.as_deref() {
+        None => executor,
+        Some(scope) => match executor.scoped(scope) {
+            Ok(executor) => executor,
+            Err(err) => return refuse(StatusCode::UNPROCESSABLE_ENTITY, err.kind(), err.message()),
+        },
+    };
     let mut log = RunLog {
         peer,
         session: session_id,

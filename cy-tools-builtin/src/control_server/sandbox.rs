@@ -239,7 +239,7 @@ async fn perform(env: &SessionEnv, op: SandboxOp) -> Result<Value, ServiceError>
             value(env.processes()?.write_stdin(&id, decode(&data)?).await)
         }
         SandboxOp::Kill { id } => value(env.processes()?.kill(&id).await),
-        SandboxOp::List => value(env.processes()?.list().await),
+        SandboxOp::List {} => value(env.processes()?.list().await),
     }
 }
 

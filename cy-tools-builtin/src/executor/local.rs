@@ -8,6 +8,7 @@ use cy_tools::{
     ShellResult,
 };
 
+use super::bootstrap;
 use super::python::{PYTHON, PythonRunner};
 use super::script::Script;
 use super::slots::RunSlots;
@@ -27,9 +28,9 @@ pub const DEFAULT_COMMAND: &str = "{python} {file}";
 /// `.cy-run-<random>.py` in the workspace root, removed when the run is over, so runs at once
 /// never run each other's code; runs that name the same file take turns on it.
 ///
-/// A run with [`CodeOptions::python_path`] set (code mode) starts in a short bootstrap written
-/// beside the code, which puts those folders first on `sys.path` and runs the code's own file:
-/// `{file}` then names the bootstrap. Isolated Python (`python3 -I {file}`) still finds the
+/// A run with [`CodeOptions::python_path`] set (code mode) starts in a short bootstrap kept in
+/// the first of those folders, which puts them first on `sys.path` and runs the code's own
+/// file: `{file}` then names the bootstrap. Isolated Python (`python3 -I {file}`) still finds the
 /// modules, and tracebacks still show the code's own file and line numbers (see
 /// `executor/bootstrap.rs`).
 ///
@@ -113,6 +114,19 @@ impl LocalExecutor {
         self
     }
 
+    /// The same executor in `folder` of its sandbox ([`Sandbox::scoped`]): a child's code,
+    /// which cannot leave that folder.
+    ///
+    /// # Errors
+    /// As [`Sandbox::scoped`].
+    #[cfg(feature = "control-server")]
+    pub(crate) fn scoped(&self, folder: &str) -> Result<Self, ServiceError> {
+        Ok(LocalExecutor {
+            env: self.env.scoped(folder)?,
+            ..self.clone()
+        })
+    }
+
     /// The command line, with `{file}` where the script's path goes.
     pub fn command(&self) -> &str {
         &self.command
@@ -143,35 +157,37 @@ impl LocalExecutor {
         &self,
         script: &Script,
         code: &str,
-        options: CodeOptions,
+        mut options: CodeOptions,
         wait: std::time::Duration,
     ) -> Result<ShellResult, ServiceError> {
         self.env
             .write_scratch(script.name(), code.as_bytes().to_vec())
             .await?;
         let path = self.env.resolve_path(script.name())?;
-        // Folders to import from: the command runs a bootstrap beside the code, which runs it.
-        let boot = if options.python_path.is_empty() {
-            None
-        } else {
-            let boot = Script::take(&self.env, None, wait, &options.cancel).await?;
-            let source = super::bootstrap::source(code, &path, &options.python_path);
-            self.env
-                .write_scratch(boot.name(), source.into_bytes())
-                .await?;
-            Some(boot)
+        let Some(dir) = options.python_path.first().cloned() else {
+            return self.exec(&path, options).await;
         };
-        let started = match &boot {
-            Some(boot) => self.env.resolve_path(boot.name()),
-            None => Ok(path),
+        // Folders to import from: the command runs a bootstrap, which runs the code's file.
+        options
+            .env
+            .extend(bootstrap::env(&path, &options.python_path)?);
+        let Some(metadata) = bootstrap::inline_metadata(code) else {
+            return self.exec(&bootstrap::shared(&dir)?, options).await;
         };
-        let outcome = match started {
+        let boot = Script::take(&self.env, None, wait, &options.cancel).await?;
+        let outcome = match self
+            .env
+            .write_scratch(
+                boot.name(),
+                bootstrap::with_metadata(&metadata).into_bytes(),
+            )
+            .await
+            .and_then(|()| self.env.resolve_path(boot.name()))
+        {
             Ok(started) => self.exec(&started, options).await,
             Err(err) => Err(err),
         };
-        if let Some(boot) = boot {
-            boot.finish().await;
-        }
+        boot.finish().await;
         outcome
     }
 

@@ -53,6 +53,7 @@ pub struct RemoteExecutor {
     path: String,
     code_mode_path: String,
     token: String,
+    scope: Option<String>,
     connect_timeout: Duration,
     reply_margin: Duration,
     default_timeout: Duration,
@@ -103,11 +104,20 @@ impl RemoteExecutor {
             path: execute_path(session_id),
             code_mode_path: code_mode_path(session_id),
             token: token.into(),
+            scope: None,
             connect_timeout: Duration::from_secs(5),
             reply_margin: Duration::from_secs(15),
             default_timeout: Duration::from_secs(60),
             max_reply_bytes: 16 * 1024 * 1024,
         })
+    }
+
+    /// The same executor running code in `folder` of the session's workspace (a child's
+    /// folder), which the code cannot leave.
+    #[must_use]
+    pub fn with_scope(mut self, folder: impl Into<String>) -> Self {
+        self.scope = Some(folder.into());
+        self
     }
 
     /// How long connecting may take (5 s by default).
@@ -145,6 +155,7 @@ impl RemoteExecutor {
             code: code.to_string(),
             filename: options.filename,
             timeout_ms: Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX)),
+            scope: self.scope.clone(),
             sdk_module: sdk
                 .as_ref()
                 .and_then(|sdk| sdk.python_module())
@@ -443,6 +454,7 @@ impl std::fmt::Debug for RemoteExecutor {
         f.debug_struct("RemoteExecutor")
             .field("endpoint", &self.endpoint)
             .field("path", &self.path)
+            .field("scope", &self.scope)
             .field("connect_timeout", &self.connect_timeout)
             .field("reply_margin", &self.reply_margin)
             .field("default_timeout", &self.default_timeout)

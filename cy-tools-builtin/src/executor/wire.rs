@@ -69,6 +69,11 @@ pub struct ExecuteRequest {
     /// Wall-clock limit in milliseconds; the server's default when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
+    /// A child's folder inside the workspace, where the code runs and which it cannot leave;
+    /// absent, the whole workspace. (A server from before it refuses the field, so a child's
+    /// code never runs wider than asked.)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
     /// Code mode only: the session's generated `cy_sdk.tools` module, which the server writes
     /// beside `cy_sdk` for the code to import.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -46,13 +46,36 @@ pub(super) fn elicitation(question: &str) -> ElicitRequestParams {
     }
 }
 
-/// Answers with a decision made already (the multi-round form's, read from the client's
-/// second call).
-pub(super) struct Decided(pub(super) Decision);
+/// Answers for one call with a decision made already (the multi-round form's, read from the
+/// client's second call). The calls that call makes in turn (code run by `execute_code`) were
+/// not asked about, and there is no way to ask in the middle of a 2026-07-28 call: they are
+/// refused, never approved on the strength of their parent's approval.
+pub(super) struct Decided {
+    call_id: String,
+    decision: Decision,
+}
+
+impl Decided {
+    pub(super) fn new(call_id: impl Into<String>, decision: Decision) -> Self {
+        Decided {
+            call_id: call_id.into(),
+            decision,
+        }
+    }
+}
+
+/// Why a call made by a call approved in the multi-round form is refused.
+const NESTED: &str = "it was made by code another call runs, and a client of protocol 2026-07-28 cannot be asked in the middle of a call; have the code do without it, or have the server started with `--approve none`";
 
 impl Approver for Decided {
-    fn ask<'a>(&'a self, _request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
-        let decision = self.0.clone();
+    fn ask<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
+        let decision = if request.call_id == self.call_id {
+            self.decision.clone()
+        } else {
+            Decision::Unavailable {
+                reason: NESTED.to_string(),
+            }
+        };
         Box::pin(async move { decision })
     }
 }

@@ -24,6 +24,9 @@ const APPROVE: &str = "approve";
 pub(super) enum Round {
     Ask(InputRequiredResult),
     Decided(Decision),
+    /// Answered with a state this replica accepted: the decision, and the state's nonce, which
+    /// a session's shared log can say was spent by another replica.
+    Answered(Decision, String),
 }
 
 /// The approval round of a call of `tool` that needs approval, from a client of protocol
@@ -55,25 +58,28 @@ pub(super) fn approval_round(
         })
         .unwrap_or_else(|| "client".to_string());
     if let Some(state) = &request.request_state {
-        if let Err(refused) = codec.open(state, tool.name(), arguments) {
-            tracing::info!(tool = tool.name(), "refused an approval state: {refused:?}");
-            return Round::Decided(Decision::Unavailable {
-                reason: refused.to_string(),
-            });
-        }
+        let nonce = match codec.open(state, tool.name(), arguments) {
+            Ok(nonce) => nonce,
+            Err(refused) => {
+                tracing::info!(tool = tool.name(), "refused an approval state: {refused:?}");
+                return Round::Decided(Decision::Unavailable {
+                    reason: refused.to_string(),
+                });
+            }
+        };
         let answer = request
             .input_responses
             .as_ref()
             .and_then(|responses| responses.get(APPROVE))
             .and_then(|answer| serde_json::from_value::<ElicitResult>(answer.clone()).ok());
-        return Round::Decided(match answer {
-            Some(answer) => decision(&answer.action, &client),
-            None => Decision::Unavailable {
+        return match answer {
+            Some(answer) => Round::Answered(decision(&answer.action, &client), nonce),
+            None => Round::Decided(Decision::Unavailable {
                 reason: format!(
                     "the client sent the approval state back without an answer to the `{APPROVE}` question (`inputResponses.{APPROVE}`); call the tool again to be asked anew"
                 ),
-            },
-        });
+            }),
+        };
     }
     let can_elicit = context
         .meta

@@ -11,6 +11,14 @@
 //!   plus a text copy; images become image blocks.
 //! * A `notifications/cancelled` for a call cancels the token that call runs under, so the
 //!   tool's work (a child process, say) stops, and no response is sent for it.
+//! * A call whose request carries a `progressToken` sends the tool's progress
+//!   ([`CallInfo::progress`](cy_tools::CallInfo::progress)) as `notifications/progress`, all of
+//!   them before its result; without a token none are sent.
+//! * A call that needs approval (the session's
+//!   [`ApprovalPolicy`](cy_tools::approval::ApprovalPolicy)) asks the client by elicitation
+//!   before it runs: a 2025-11-25 client over stdio by an `elicitation/create` request, a
+//!   2026-07-28 client by an `input_required` result whose `requestState` is signed
+//!   ([`STATE_KEY_ENV`]). A client that cannot be asked has the call refused, with what to do.
 //! * Input that is not a valid message is answered as JSON-RPC 2.0 says, before `rmcp` sees it
 //!   (`line_check`): `-32700` with `"id": null` for a line that is not JSON, `-32600` with the
 //!   request's `id` (or `null`) for an invalid request, nothing for a malformed notification.

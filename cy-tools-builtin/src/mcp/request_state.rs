@@ -6,7 +6,9 @@
 //! the call (the tool's name and a digest of its arguments), expires after
 //! [`STATE_LIFETIME`], and carries a random nonce each replica spends once; a state that was
 //! changed, made up, signed under another key, issued for another call, expired or already
-//! used is refused.
+//! used is refused. A replica knows only the nonces it spent itself: replicas of one stored
+//! session also look for the nonce in its shared execution log (the server runs an approved
+//! call under an id ending in [`spent_suffix`]), which holds a call once it has finished.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -35,6 +37,12 @@ pub(super) enum StateError {
     OtherCall,
     Expired,
     Replayed,
+}
+
+/// The suffix of the id a call approved with a state runs under, naming the state's nonce:
+/// what lets a replica see in a shared execution log that another replica spent it.
+pub(super) fn spent_suffix(nonce: &str) -> String {
+    format!("#approval-{nonce}")
 }
 
 impl std::fmt::Display for StateError {
@@ -111,13 +119,14 @@ impl StateCodec {
         Ok(format!("cy1.{body}.{tag}"))
     }
 
-    /// Checks `state` for a call of `tool` with `arguments`, and spends its nonce.
+    /// Checks `state` for a call of `tool` with `arguments`, and spends its nonce, which it
+    /// returns.
     pub(super) fn open(
         &self,
         state: &str,
         tool: &str,
         arguments: &Value,
-    ) -> Result<(), StateError> {
+    ) -> Result<String, StateError> {
         let mut parts = state.split('.');
         let (Some("cy1"), Some(body), Some(tag), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
@@ -149,10 +158,10 @@ impl StateCodec {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // Expired nonces can never be presented again: forgetting them bounds the map.
         spent.retain(|_, exp| *exp > now);
-        if spent.insert(claims.nonce, claims.exp).is_some() {
+        if spent.insert(claims.nonce.clone(), claims.exp).is_some() {
             return Err(StateError::Replayed);
         }
-        Ok(())
+        Ok(claims.nonce)
     }
 }
 
@@ -228,14 +237,14 @@ mod tests {
             Err(StateError::OtherCall)
         );
         // Keys in another order are the same arguments.
-        assert_eq!(
-            codec.open(
+        let nonce = codec
+            .open(
                 &state,
                 "write_file",
-                &json!({"content": "x", "path": "a.txt"})
-            ),
-            Ok(())
-        );
+                &json!({"content": "x", "path": "a.txt"}),
+            )
+            .unwrap();
+        assert_eq!(nonce.len(), 32);
         assert_eq!(
             codec.open(&state, "write_file", &args),
             Err(StateError::Replayed)
@@ -270,7 +279,7 @@ mod tests {
         );
         // A replica with the same key accepts it.
         let replica = StateCodec::new(KEY).unwrap();
-        assert_eq!(replica.open(&state, "write_file", &args), Ok(()));
+        assert!(replica.open(&state, "write_file", &args).is_ok());
     }
 
     #[test]

@@ -16,7 +16,7 @@ use tokio::runtime::Handle;
 use super::approval::{Decided, Eliciting, STATELESS};
 use super::convert::call_tool_result;
 use super::input_required::{Round, approval_round};
-use super::request_state::{STATE_KEY_ENV, StateCodec};
+use super::request_state::{STATE_KEY_ENV, StateCodec, StateError, spent_suffix};
 use super::{ServeError, call_task, progress};
 use cy_tools::approval::Decision;
 
@@ -171,6 +171,24 @@ impl McpServer {
         self
     }
 
+    /// Whether the session's execution log, which replicas serving one stored session share,
+    /// has a call run under an approval state with this suffix: spent by another replica. A
+    /// log that cannot be read counts as not (this replica's own record still holds).
+    async fn spent_elsewhere(&self, suffix: &str) -> bool {
+        let Some(session) = &self.inner.session else {
+            return false;
+        };
+        match session.entries().await {
+            Ok(entries) => entries.iter().any(|entry| entry.call_id.ends_with(suffix)),
+            Err(err) => {
+                tracing::warn!(
+                    "the execution log could not be read to check an approval state: {err}"
+                );
+                false
+            }
+        }
+    }
+
     /// The tools served, as `tools/list` declares them (sorted by name).
     pub fn declarations(&self) -> &[Tool] {
         &self.inner.declarations
@@ -255,13 +273,30 @@ impl ServerHandler for McpServer {
                         return Ok(CallToolResponse::InputRequired(input_required));
                     }
                     Round::Decided(decision) => {
-                        call = call.with_approver(Arc::new(Decided(decision)));
+                        let decided = Decided::new(call.id.clone(), decision);
+                        call = call.with_approver(Arc::new(decided));
+                    }
+                    Round::Answered(decision, nonce) => {
+                        let suffix = spent_suffix(&nonce);
+                        let decision = if self.spent_elsewhere(&suffix).await {
+                            Decision::Unavailable {
+                                reason: StateError::Replayed.to_string(),
+                            }
+                        } else {
+                            decision
+                        };
+                        // Under an id naming the state, so the log shows it spent.
+                        call.id.push_str(&suffix);
+                        let decided = Decided::new(call.id.clone(), decision);
+                        call = call.with_approver(Arc::new(decided));
                     }
                 }
             } else if self.stateless {
-                call = call.with_approver(Arc::new(Decided(Decision::Unavailable {
+                let refused = Decision::Unavailable {
                     reason: STATELESS.to_string(),
-                })));
+                };
+                let decided = Decided::new(call.id.clone(), refused);
+                call = call.with_approver(Arc::new(decided));
             } else {
                 call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
             }

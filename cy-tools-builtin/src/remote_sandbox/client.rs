@@ -155,10 +155,9 @@ impl RemoteSandbox {
             .await?;
         let mut bytes = decode(&first.data)?;
         let size = first.size.unwrap_or(0);
-        // The file may change meanwhile: read on until a short chunk, as a local read would
-        // read to its end.
+        // Up to the size the first chunk saw, or a short chunk if the file shrank meanwhile.
         let mut last = bytes.len();
-        while last == self.chunk_bytes && (bytes.len() as u64) < size.max(1) {
+        while last == self.chunk_bytes && (bytes.len() as u64) < size {
             let more = self
                 .range(path, bytes.len() as u64, self.chunk_bytes)
                 .await?;

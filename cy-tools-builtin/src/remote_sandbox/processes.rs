@@ -79,6 +79,6 @@ impl ProcessTable for RemoteProcessTable {
     }
 
     fn list(&self) -> BoxFuture<'_, Result<Vec<ProcessInfo>, ServiceError>> {
-        Box::pin(self.op(SandboxOp::List))
+        Box::pin(self.op(SandboxOp::List {}))
     }
 }

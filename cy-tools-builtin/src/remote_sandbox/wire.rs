@@ -101,7 +101,7 @@ pub enum SandboxOp {
     /// Answers a [`ProcessInfo`](cy_tools::ProcessInfo).
     Kill { id: String },
     /// Answers a list of [`ProcessInfo`](cy_tools::ProcessInfo).
-    List,
+    List {},
 }
 
 impl SandboxOp {
@@ -125,7 +125,7 @@ impl SandboxOp {
             SandboxOp::Output { .. } => "output",
             SandboxOp::WriteStdin { .. } => "write_stdin",
             SandboxOp::Kill { .. } => "kill",
-            SandboxOp::List => "list",
+            SandboxOp::List { .. } => "list",
         }
     }
 }

@@ -1,8 +1,51 @@
-//! A spec's code-mode setting, applied: the executor wrapped, the built session attached.
+//! A spec's code-mode setting, applied: the executor wrapped, the built session attached; and
+//! the factory's limits and approval hook for the code's calls.
 
 use std::sync::Arc;
 
 use cy_tools::{CodeExecutor, ServiceError, Session, SessionSpec};
+
+/// What a factory holds every code-mode session's nested calls to.
+#[derive(Clone, Default)]
+pub(super) struct Settings {
+    #[cfg(feature = "code-mode")]
+    limits: crate::code_mode::CodeModeLimits,
+    #[cfg(feature = "code-mode")]
+    approval: Option<Arc<dyn crate::code_mode::ApprovalHook>>,
+}
+
+#[cfg(feature = "code-mode")]
+impl super::LocalSessionFactory {
+    /// The same factory holding the calls that the code of its code-mode sessions makes to
+    /// `limits` ([`CodeModeLimits::default`](crate::code_mode::CodeModeLimits::default)
+    /// otherwise).
+    ///
+    /// ```
+    /// use cy_tools_builtin::code_mode::CodeModeLimits;
+    /// use cy_tools_builtin::session::LocalSessionFactory;
+    ///
+    /// let dir = tempfile::tempdir().unwrap();
+    /// let factory = LocalSessionFactory::embedded(dir.path())
+    ///     .unwrap()
+    ///     .with_code_mode_limits(CodeModeLimits { max_calls: 100, ..CodeModeLimits::default() });
+    /// ```
+    #[must_use]
+    pub fn with_code_mode_limits(mut self, limits: crate::code_mode::CodeModeLimits) -> Self {
+        self.host_mut().code_mode.limits = limits;
+        self
+    }
+
+    /// The same factory consulting `hook` before each call the code of its code-mode sessions
+    /// makes (every call is allowed otherwise; the toolset's validation applies either way).
+    #[must_use]
+    pub fn with_code_mode_approval(
+        mut self,
+        hook: Arc<dyn crate::code_mode::ApprovalHook>,
+    ) -> Self {
+        self.host_mut().code_mode.approval = Some(hook);
+        self
+    }
+}
 
 /// The executor a session is built with, and what code mode does to the built session.
 pub(super) enum Wrapped {
@@ -21,19 +64,23 @@ pub(super) enum Wrapped {
 pub(super) fn wrap(
     spec: &SessionSpec,
     executor: Arc<dyn CodeExecutor>,
+    settings: &Settings,
 ) -> Result<Wrapped, ServiceError> {
     if !spec.code_mode {
         return Ok(Wrapped::Plain(executor));
     }
     #[cfg(feature = "code-mode")]
     {
-        Ok(Wrapped::CodeMode(Arc::new(
-            crate::code_mode::CodeModeExecutor::new(executor),
-        )))
+        let mut wrapped =
+            crate::code_mode::CodeModeExecutor::new(executor).with_limits(settings.limits.clone());
+        if let Some(hook) = &settings.approval {
+            wrapped = wrapped.with_approval(Arc::clone(hook));
+        }
+        Ok(Wrapped::CodeMode(Arc::new(wrapped)))
     }
     #[cfg(not(feature = "code-mode"))]
     {
-        drop(executor);
+        let _ = (executor, settings);
         Err(ServiceError::new(
             cy_tools::ServiceErrorKind::Unavailable,
             format!(

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use cy_tools::approval::Approval;
+use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::{AppState, StateMap};
 use cy_tools::{
@@ -75,7 +75,7 @@ pub struct LocalSessionFactory {
 }
 
 #[derive(Clone)]
-struct Host {
+pub(super) struct Host {
     registry: Arc<ToolRegistry>,
     specs: Arc<dyn SpecStore>,
     log: Arc<dyn ExecutionLog>,
@@ -90,6 +90,11 @@ struct Host {
     exec_limits: ExecLimits,
     run_slots: RunSlots,
     state: StateMap,
+    /// The approval policy of every session built, over its spec's `approve` (a host's
+    /// setting, such as `cy-tools mcp --approve`).
+    approve: Option<ApprovalPolicy>,
+    /// Limits and approval of the nested calls of sessions in code mode.
+    pub(super) code_mode: code_mode::Settings,
 }
 
 impl LocalSessionFactory {
@@ -115,6 +120,8 @@ impl LocalSessionFactory {
                 exec_limits: ExecLimits::default(),
                 run_slots: RunSlots::for_this_host(),
                 state: StateMap::new(),
+                approve: None,
+                code_mode: code_mode::Settings::default(),
             }),
         }
     }
@@ -149,7 +156,7 @@ impl LocalSessionFactory {
         Ok(LocalSessionFactory::with_sqlite(Arc::new(registry), store).with_chat(Arc::new(chat)))
     }
 
-    fn host_mut(&mut self) -> &mut Host {
+    pub(super) fn host_mut(&mut self) -> &mut Host {
         Arc::make_mut(&mut self.host)
     }
 
@@ -207,6 +214,17 @@ impl LocalSessionFactory {
     #[must_use]
     pub fn with_base_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.host_mut().base_dir = Some(dir.into());
+        self
+    }
+
+    /// The same factory building every session (created, resumed, children) with `policy`
+    /// as its approval policy, over its spec's `approve`: a host's own setting, such as
+    /// `cy-tools mcp --approve`. Set here rather than on a built session
+    /// ([`Session::with_approval`]), it reaches everything built with the session's context,
+    /// the tools a code-mode session's code calls included.
+    #[must_use]
+    pub fn with_approval_policy(mut self, policy: ApprovalPolicy) -> Self {
+        self.host_mut().approve = Some(policy);
         self
     }
 
@@ -380,6 +398,9 @@ impl LocalSessionFactory {
                 .unwrap_or_else(|| format!("subagents/{}-{n}", profile.name));
             // Scoping through the parent's view refuses a folder outside it, and creates it.
             let env = parent_env.scoped(&folder)?;
+            // A remote view's folder is made, or refused, at its first use: here, so a folder
+            // that cannot be a child's fails the spawn, as a local one does.
+            env.stat(".").await?;
             let host_path = parent_env.resolve_path(&folder)?;
             let spec = child_spec(parent, profile, id, &host_path);
             let spec = Arc::new(spec);
@@ -545,11 +566,12 @@ impl LocalSessionFactory {
                         ),
                     )
                 })?;
-                Arc::new(crate::executor::RemoteExecutor::new(
-                    url,
-                    workspace::executor_name(spec, url),
-                    token,
-                )?)
+                let (name, folder) = workspace::executor_place(spec, url);
+                let executor = crate::executor::RemoteExecutor::new(url, name, token)?;
+                Arc::new(match folder {
+                    Some(folder) => executor.with_scope(folder),
+                    None => executor,
+                })
             }
         })
     }
@@ -565,7 +587,7 @@ impl LocalSessionFactory {
         let log: Arc<dyn ExecutionLog> =
             Arc::new(KeyedLog::new(Arc::clone(&self.host.log), spec.id()));
         let executor = self.executor(&spec, &env)?;
-        let code_mode = code_mode::wrap(&spec, executor)?;
+        let code_mode = code_mode::wrap(&spec, executor, &self.host.code_mode)?;
         let mut context = ToolContext::new(spec.identity.clone())
             .with_env(Arc::clone(&env))
             .with_executor(code_mode.executor())
@@ -573,7 +595,7 @@ impl LocalSessionFactory {
             .with_coordinator(self.session_coordinator(&spec))
             .with_state_map(&self.host.state)
             .with_state_map(extras.state())
-            .with_approval(Approval::new(spec.approve));
+            .with_approval(Approval::new(self.host.approve.unwrap_or(spec.approve)));
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
         let chat_bound = spec.chat && spec.identity.lineage.is_empty();
         if chat_bound {

@@ -38,13 +38,15 @@ pub(super) fn child_host(parent: &WorkspaceHost, child_view: &Path) -> Workspace
     }
 }
 
-/// The session id whose execute endpoint runs `spec`'s code in its workspace: the workspace's
-/// name for a root whose workspace is on the executor's server; else the session's own id.
+/// Where the execute endpoint at `url` runs `spec`'s code: the session id naming the
+/// workspace, and a child's folder in it. A session whose workspace is on that server runs its
+/// code in that workspace (a child's in its folder); any other, in the server's folder for its
+/// own id.
 #[cfg(feature = "remote")]
-pub(super) fn executor_name<'a>(spec: &'a SessionSpec, url: &str) -> &'a str {
+pub(super) fn executor_place<'a>(spec: &'a SessionSpec, url: &str) -> (&'a str, Option<&'a str>) {
     match &spec.workspace_host {
-        Some(host) if host.folder.is_none() && host.url == url => &host.name,
-        _ => spec.id(),
+        Some(host) if host.url == url => (&host.name, host.folder.as_deref()),
+        _ => (spec.id(), None),
     }
 }
 

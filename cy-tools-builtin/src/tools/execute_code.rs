@@ -13,7 +13,7 @@ use cy_tools::{
 };
 use serde_json::{Value, json};
 
-use super::progress::{Measure, reporting};
+use super::progress::{Measure, output_lines, reporting};
 
 /// The timeout of a call that sets no `timeout_ms`.
 pub const DEFAULT_TIMEOUT_MS: u64 = 60_000;
@@ -95,7 +95,7 @@ fn execute_code<'a>(
             ..CodeOptions::default()
         };
         let run = ctx.execute_code().execute(code, options);
-        match reporting(&call, Measure::Count(&lines, "lines of output so far"), run).await {
+        match reporting(&call, Measure::Count(&lines, output_lines), run).await {
             Ok(result) => render(&result, timeout_ms),
             Err(err) => ToolResult::error(err.to_string()),
         }

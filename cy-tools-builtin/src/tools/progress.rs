@@ -7,15 +7,17 @@ use std::time::{Duration, Instant};
 use cy_tools::CallInfo;
 use cy_tools::services::ProgressCounter;
 
+use super::text::plural;
+
 /// How often a waiting tool looks at its count. The runtime rate-limits what reaches a listener
 /// anyway; this only bounds the work of looking.
 const TICK: Duration = Duration::from_millis(200);
 
 /// What a waiting tool reports.
 pub(crate) enum Measure<'a> {
-    /// A count a backend raises (lines of output, files searched), with the words after the
-    /// number: `lines of output so far`.
-    Count(&'a ProgressCounter, &'static str),
+    /// A count a backend raises (lines of output, files searched), with how to say it:
+    /// `3 lines of output so far`.
+    Count(&'a ProgressCounter, fn(u64) -> String),
     /// Seconds waited, with what is awaited: `` `p1` to exit ``.
     Waiting(&'a str),
 }
@@ -35,10 +37,10 @@ pub(crate) async fn reporting<F: Future>(
     let mut ticks = tokio::time::interval(TICK);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
     let report = |measure: &Measure<'_>| match measure {
-        Measure::Count(counter, words) => {
+        Measure::Count(counter, say) => {
             let n = counter.get();
             if n > 0 {
-                call.progress(n as f64, None, || format!("{n} {words}"));
+                call.progress(n as f64, None, || say(n));
             }
         }
         Measure::Waiting(what) => {
@@ -62,4 +64,14 @@ pub(crate) async fn reporting<F: Future>(
             _ = ticks.tick() => report(&measure),
         }
     }
+}
+
+/// `3 lines of output so far`.
+pub(crate) fn output_lines(n: u64) -> String {
+    format!("{} of output so far", plural(n, "line", "lines"))
+}
+
+/// `3 files searched`.
+pub(crate) fn files_searched(n: u64) -> String {
+    format!("{} searched", plural(n, "file", "files"))
 }

@@ -4,7 +4,7 @@ use cy_tools::SearchOptions;
 use cy_tools::prelude::*;
 use cy_tools::services::ProgressCounter;
 
-use super::progress::{Measure, reporting};
+use super::progress::{Measure, files_searched, reporting};
 use super::text::plural;
 
 /// Matching lines returned at most.
@@ -54,7 +54,7 @@ pub async fn search_text(
             files_searched: call.wants_progress().then(|| searched.clone()),
         },
     );
-    let result = reporting(&call, Measure::Count(&searched, "files searched"), search).await?;
+    let result = reporting(&call, Measure::Count(&searched, files_searched), search).await?;
     if result.matches.is_empty() {
         return Ok(format!(
             "no matches for `{pattern}` in {} under `{path}`",

@@ -6,7 +6,7 @@ use cy_tools::prelude::*;
 use cy_tools::services::ProgressCounter;
 use cy_tools::{ExecOptions, ShellResult};
 
-use super::progress::{Measure, reporting};
+use super::progress::{Measure, output_lines, reporting};
 
 /// Run a shell command with `/bin/sh -c` in the workspace and return its exit code, stdout and
 /// stderr. It starts in the workspace root (or `cwd`) with a clean environment. It and every
@@ -48,7 +48,7 @@ pub async fn terminal(
         ..ExecOptions::default()
     };
     let run = ctx.env().exec(&command, options);
-    match reporting(&call, Measure::Count(&lines, "lines of output so far"), run).await {
+    match reporting(&call, Measure::Count(&lines, output_lines), run).await {
         Ok(result) => render(&result, timeout),
         Err(err) => ToolResult::error(err.to_string()),
     }

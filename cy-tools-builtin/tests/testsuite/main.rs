@@ -25,6 +25,7 @@ mod path_attacks;
 mod postgres;
 mod process_tool;
 mod processes;
+mod remote_sandbox;
 mod resource_limits;
 mod run_slots;
 mod session;

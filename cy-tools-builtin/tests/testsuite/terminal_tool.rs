@@ -288,3 +288,30 @@ fn the_tool_is_registered_needs_only_env_and_is_annotated_truthfully() {
     let context = ToolContext::new(SessionIdentity::root("s-1", "acme"));
     assert!(bind_tool(&TERMINAL, context).is_err());
 }
+
+#[tokio::test]
+async fn a_library_progress_callback_gets_the_lines_written_so_far() {
+    // Local only: a remote workspace's commands do not stream their line count back.
+    let (_dir, tool) = terminal_with(Backend::Local, ExecLimits::default());
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let call = ToolCall::new(
+        "c1",
+        json!({"command": "for i in 1 2 3 4; do echo $i; sleep 0.3; done"}),
+    )
+    .with_progress(Arc::new(move |p: cy_tools::call::Progress| {
+        sink.lock()
+            .unwrap()
+            .push((p.done, p.message.unwrap_or_default()));
+    }));
+    let result = tool.execute(call, &CancellationToken::new()).await;
+    assert!(!result.is_error, "{}", result.text_content());
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.len() >= 3, "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
+    assert_eq!(seen[0], (1.0, "1 line of output so far".to_string()));
+    assert_eq!(
+        seen.last().unwrap(),
+        &(4.0, "4 lines of output so far".to_string())
+    );
+}

@@ -76,7 +76,9 @@ pub struct CodeOptions {
     /// Folders the Python code imports modules from first (code mode's `cy_sdk`). An executor
     /// puts them on the code's `sys.path` whatever options its command runs Python with
     /// (isolated mode, `-I`, ignores `PYTHONPATH`), without moving the line numbers of the
-    /// code's tracebacks. Executors that run the code on another host ignore them.
+    /// code's tracebacks. The local executor writes the short bootstrap that does this into
+    /// the first of them, so the host must be able to write there. Executors that run the code
+    /// on another host ignore them.
     pub python_path: Vec<std::path::PathBuf>,
     /// The id of the tool call that asked for this run, when there is one: calls the code makes
     /// back into the session are recorded under it.

@@ -20,6 +20,10 @@ WORKSPACE is the servers' `--root`. Checks:
   `write_file` its user accepts is asked by one server and run by the other, one declined
   writes nothing; with the `initialize` handshake, which has no way to ask a stateless server's
   client, it is refused with a message naming `--approve none`.
+* `replay URL URL`: two servers sharing `CY_TOOLS_MCP_STATE_KEY` and one stored session
+  (`--store`), driven by hand on 2026-07-28: a `write_file` asked about by the first runs when
+  its answer goes to the second; the same answer sent again is refused, by the second (which
+  spent it) and by the first (which sees it spent in the shared log); nothing is written twice.
 * `progress URL`: an `execute_code` call with a progress callback gets increasing values
   before its result, in both negotiations.
 
@@ -266,6 +270,47 @@ async def check_approval_replicas(workspace: Path, urls: list[str]) -> None:
             print(f"approval: {mode} mode, protocol {protocol}, {answer}: requests per server {balancer.counts}, answered as expected")
 
 
+async def check_replay_across_replicas(workspace: Path, urls: list[str]) -> None:
+    from mcp import types
+
+    async def never(context: Any, request: Any) -> Any:
+        raise AssertionError("the rounds are driven by hand")
+
+    def client(url: str) -> Client:
+        return Client(
+            streamable_http_client(url, http_client=http_client()),
+            mode="auto",
+            read_timeout_seconds=60,
+            elicitation_callback=never,
+        )
+
+    args = {"path": "once.txt", "content": "once\n"}
+    yes = {"approve": types.ElicitResult(action="accept", content={})}
+    target = workspace / "once.txt"
+    async with client(urls[0]) as first, client(urls[1]) as second:
+        asked = await first.session.call_tool("write_file", args, allow_input_required=True)
+        try:
+            expect_equal("the first server asks", isinstance(asked, types.InputRequiredResult), True)
+            state = asked.request_state
+
+            async def answer(to: Client) -> Any:
+                return await to.session.call_tool(
+                    "write_file", args, input_responses=yes, request_state=state, allow_input_required=True
+                )
+
+            result = await answer(second)
+            expect_equal("the second server runs it", (result.is_error, target.read_text()), (False, "once\n"))
+            target.unlink()
+            for who, to in (("the second", second), ("the first", first)):
+                result = await answer(to)
+                expect_equal(f"{who} server refuses it again", result.is_error, True)
+                expect_equal(f"{who}: as used", "already used" in texts(result)[0], True)
+                expect_equal(f"{who}: nothing written", target.exists(), False)
+        except AssertionError as err:
+            sys.exit(f"FAILED replay: {err}")
+    print("replay: an answer spent on one replica is refused by both")
+
+
 async def check_progress(url: str) -> None:
     for mode in MODES:
         seen: list[float] = []
@@ -300,12 +345,14 @@ async def run(check: str, workspace: Path, urls: list[str]) -> None:
         await check_replicas(workspace, urls)
     elif check == "approval":
         await check_approval_replicas(workspace, urls)
+    elif check == "replay":
+        await check_replay_across_replicas(workspace, urls)
     elif check == "progress":
         await check_progress(urls[0])
 
 
 def main() -> None:
-    checks = {"app": 1, "token": 1, "disconnect": 1, "replicas": 2, "approval": 2, "progress": 1}
+    checks = {"app": 1, "token": 1, "disconnect": 1, "replicas": 2, "approval": 2, "replay": 2, "progress": 1}
     if len(sys.argv) < 4 or checks.get(sys.argv[1]) != len(sys.argv) - 3:
         sys.exit(__doc__)
     anyio.run(run, sys.argv[1], Path(sys.argv[2]), sys.argv[3:])

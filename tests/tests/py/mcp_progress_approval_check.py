@@ -1,6 +1,6 @@
 """Progress and approval of `cy-tools mcp`, driven by the official Python MCP client.
 
-Usage: mcp_progress_approval_check.py {progress|approval|state} MODES WORKSPACE COMMAND [ARG...]
+Usage: mcp_progress_approval_check.py {progress|approval|state|nested} MODES WORKSPACE COMMAND [ARG...]
 
 COMMAND [ARG...] starts the server over stdio with WORKSPACE as its `--root`; MODES is a
 comma-separated list of the SDK's connection modes to check (`legacy`: the `initialize`
@@ -16,6 +16,11 @@ handshake, protocol 2025-11-25; `auto`: protocol 2026-07-28).
 * `state` (`auto` mode, same server) drives those rounds by hand: a changed `requestState` is
   refused, so is one sent with other arguments, the right one runs the call once, and the same
   one sent again is refused as used; a refused call writes nothing.
+* `nested` expects `--tools execute_code,write_file --code-mode --approve destructive`: the
+  `write_file` that code run by an approved `execute_code` makes goes through approval too.
+  With the `initialize` handshake the client is asked again (accepted: written); on 2026-07-28,
+  which cannot ask in the middle of a call, it is refused (nothing written), never approved on
+  the strength of `execute_code`'s approval.
 
 Exits non-zero, naming the check, on any mismatch.
 """
@@ -57,7 +62,7 @@ async def check_progress(params: StdioServerParameters, mode: str, workspace: Pa
         expect("execute_code: counts output lines", all(1 <= v <= 8 for v in values), values)
         expect(
             "execute_code: messages",
-            all(m == f"{int(p)} lines of output so far" for p, _, m in at_result),
+            all(m == f"{int(p)} line{'' if p == 1 else 's'} of output so far" for p, _, m in at_result),
             at_result,
         )
         await anyio.sleep(0.6)
@@ -79,7 +84,7 @@ async def check_progress(params: StdioServerParameters, mode: str, workspace: Pa
         expect("search_text: progress increases", all(a < b for a, b in zip(values, values[1:])), values)
         # The last count is reported before the result, unless a report came just before it.
         expect("search_text: reports the files searched", 1 <= len(values) and values[-1] <= 3000, values)
-        expect("search_text: messages", all(m == f"{int(p)} files searched" for p, _, m in seen), seen)
+        expect("search_text: messages", all(m == f"{int(p)} file{'' if p == 1 else 's'} searched" for p, _, m in seen), seen)
     print(f"progress: {mode} mode: {len(at_result)} reports from execute_code, {len(seen)} from search_text")
 
 
@@ -162,19 +167,49 @@ async def check_state(params: StdioServerParameters, mode: str, workspace: Path)
     print(f"state: {mode} mode: forged, misbound and replayed states refused, the signed one ran once")
 
 
+async def check_nested(params: StdioServerParameters, mode: str, workspace: Path) -> None:
+    asked: list[str] = []
+
+    async def accept(context: Any, request: types.ElicitRequestParams) -> types.ElicitResult:
+        asked.append(request.message)
+        return types.ElicitResult(action="accept", content={})
+
+    target = workspace / f"nested-{mode}.txt"
+    code = (
+        "import cy_sdk\n"
+        "try:\n"
+        f"    print(cy_sdk.tools.write_file({target.name!r}, content='from code'))\n"
+        "except cy_sdk.ToolError as err:\n"
+        "    print('refused:', err)\n"
+    )
+    async with Client(params, mode=mode, read_timeout_seconds=60, elicitation_callback=accept) as client:
+        result = await client.call_tool("execute_code", {"code": code})
+        expect("execute_code ran", not result.is_error, text(result))
+        expect("execute_code was asked about", asked[:1] and asked[0].startswith("Allow `execute_code`"), asked)
+        if client.protocol_version >= "2026-07-28":
+            expect("the nested write is refused", text(result).startswith("refused: the call to `write_file` was not run"), text(result))
+            expect("saying why", "cannot be asked in the middle of a call" in text(result), text(result))
+            expect("nothing written", not target.exists(), target)
+            expect("asked once", len(asked) == 1, asked)
+        else:
+            expect("the nested write is asked about", len(asked) == 2 and asked[1].startswith("Allow `write_file`"), asked)
+            expect("and runs", target.read_text() == "from code", text(result))
+    print(f"nested: {mode} mode: the code's write_file went through approval")
+
+
 async def run(check: str, modes: list[str], workspace: Path, command: list[str]) -> None:
     env = {k: v for k, v in os.environ.items() if k.startswith("CY_TOOLS_")}
     params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(workspace))
     for mode in modes:
         try:
-            checks = {"progress": check_progress, "approval": check_approval, "state": check_state}
+            checks = {"progress": check_progress, "approval": check_approval, "state": check_state, "nested": check_nested}
             await checks[check](params, mode, workspace)
         except AssertionError as err:
             sys.exit(f"FAILED {check}: {mode} mode: {err}")
 
 
 def main() -> None:
-    if len(sys.argv) < 5 or sys.argv[1] not in ("progress", "approval", "state"):
+    if len(sys.argv) < 5 or sys.argv[1] not in ("progress", "approval", "state", "nested"):
         sys.exit(__doc__)
     anyio.run(run, sys.argv[1], sys.argv[2].split(","), Path(sys.argv[3]), sys.argv[4:])
 

@@ -105,6 +105,27 @@ fn a_call_asked_about_by_one_replica_is_run_by_another() {
 }
 
 #[test]
+fn an_answer_spent_on_one_replica_is_refused_by_another_sharing_the_store() {
+    let Some(python) =
+        python("an_answer_spent_on_one_replica_is_refused_by_another_sharing_the_store")
+    else {
+        return;
+    };
+    let workspace = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let store = store.path().to_str().unwrap();
+    let tools = "read_file,write_file";
+    let key = [(
+        "CY_TOOLS_MCP_STATE_KEY",
+        "a-test-key-shared-by-both-replicas-0123",
+    )];
+    let extra = ["--store", store];
+    let first = HttpMcp::start_with_env(workspace.path(), tools, &extra, &key);
+    let second = HttpMcp::start_with_env(workspace.path(), tools, &extra, &key);
+    check(&python, "replay", workspace.path(), &[&first, &second]);
+}
+
+#[test]
 fn progress_reaches_a_client_over_http() {
     let Some(python) = python("progress_reaches_a_client_over_http") else {
         return;

@@ -81,3 +81,19 @@ fn a_forged_misbound_or_replayed_approval_state_is_refused() {
         "a_forged_misbound_or_replayed_approval_state_is_refused",
     );
 }
+
+#[test]
+fn the_calls_of_code_mode_go_through_approval_too() {
+    run(
+        "nested",
+        "legacy,auto",
+        &[
+            "--tools",
+            "execute_code,write_file",
+            "--code-mode",
+            "--approve",
+            "destructive",
+        ],
+        "the_calls_of_code_mode_go_through_approval_too",
+    );
+}

@@ -5,3 +5,4 @@ mod code_mode;
 mod commands;
 mod limits;
 mod signals;
+mod terminal;

@@ -155,7 +155,7 @@ child = subprocess.run(["sh", "-c", "[ -e /dev/fd/%d ] && echo kept || echo gone
                        close_fds=False, capture_output=True, text=True).stdout.strip()
 folder = os.environ["PYTHONPATH"]
 print(json.dumps({"socket": kind, "answer": answer, "child": child,
-                  "module": sorted(os.listdir(folder)),
+                  "module": sorted(f for f in os.listdir(folder) if not f.endswith(".tmp")),
                   "package": sorted(f for f in os.listdir(os.path.join(folder, "cy_sdk")) if f.endswith(".py")),
                   "first_on_path": sys.path[0] == folder,
                   "names": sorted(k for k in os.environ if k.startswith("CY_")),
@@ -165,9 +165,10 @@ print(json.dumps({"socket": kind, "answer": answer, "child": child,
         assert_eq!(out["socket"], true);
         assert_eq!(out["answer"], json!({"words": 3, "distinct": 2}));
         assert_eq!(out["child"], "gone");
-        // The module folder holds the package (its own code and the generated `tools`), nothing
-        // that reaches the channel; it is first on the code's `sys.path`.
-        assert_eq!(out["module"], json!(["cy_sdk"]));
+        // The module folder holds the package (its own code and the generated `tools`) and the
+        // bootstrap every run starts in, nothing that reaches the channel and nothing of any
+        // one run; it is first on the code's `sys.path`.
+        assert_eq!(out["module"], json!([".cy-boot.py", "cy_sdk"]));
         assert_eq!(out["package"], json!(["__init__.py", "tools.py"]));
         assert_eq!(out["first_on_path"], true);
         // No socket path, no token: nothing another process could use to reach the channel.

@@ -1,12 +1,16 @@
-//! The corpus through every way a command starts, and what confinement leaves working.
+//! The corpus through every way a command starts (locally, and on a control server: code, and
+//! the remote sandbox's `terminal` and background processes), and what confinement leaves
+//! working.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use cy_tools::{ExecOptions, Sandbox};
+use cy_tools::{ExecOptions, Sandbox, SessionIdentity, ToolContext, bind_tool};
 use cy_tools_builtin::LocalSandbox;
 use cy_tools_builtin::control_server::{ControlServer, ControlServerConfig};
 use cy_tools_builtin::executor::RemoteExecutor;
+use cy_tools_builtin::remote_sandbox::RemoteSandbox;
+use cy_tools_builtin::tools::terminal::TERMINAL;
 use serde_json::json;
 
 use super::corpus::{expand, python, python_attempts, shell_attempts};
@@ -44,18 +48,7 @@ fn no_escape_local() {
             let code = format!("import subprocess\nprint(subprocess.run({command:?}, shell=True, capture_output=True, text=True))");
             let out = call(&execute, json!({"code": code})).await;
             check(&format!("execute_code, {name}"), &out, &host);
-            let table = env.processes().unwrap();
-            let info = table.start(&command, ExecOptions::default()).await.unwrap();
-            let mut output = String::new();
-            for _ in 0..500 {
-                let got = table.output(&info.id).await.unwrap();
-                output.push_str(&got.stdout);
-                output.push_str(&got.stderr);
-                if !got.info.running {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
+            let output = background(&*env, &command).await;
             check(&format!("process, {name}"), &output, &host);
             tried += 3;
         }
@@ -66,6 +59,23 @@ fn no_escape_local() {
         }
         assert!(tried >= 25 * 3, "{tried} attempts");
     });
+}
+
+/// What `command` run as a background process of `env` printed, once it ended.
+async fn background(env: &dyn Sandbox, command: &str) -> String {
+    let table = env.processes().unwrap();
+    let info = table.start(command, ExecOptions::default()).await.unwrap();
+    let mut output = String::new();
+    for _ in 0..500 {
+        let got = table.output(&info.id).await.unwrap();
+        output.push_str(&got.stdout);
+        output.push_str(&got.stderr);
+        if !got.info.running {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    output
 }
 
 #[test]
@@ -97,11 +107,22 @@ fn no_escape_remote() {
         tokio::spawn(server.run());
         let remote = RemoteExecutor::new(&format!("http://{addr}"), "ws", TOKEN).unwrap();
         let (_, execute, _) = tools(&host, Some(Arc::new(remote)));
+        // The session's workspace on the server too: its `terminal` and background processes
+        // are confined there by the server's policy.
+        let env: Arc<dyn Sandbox> =
+            Arc::new(RemoteSandbox::new(&format!("http://{addr}"), "ws", TOKEN).unwrap());
+        let context = ToolContext::new(SessionIdentity::root("s-escape", "acme"))
+            .with_env(Arc::clone(&env));
+        let terminal = bind_tool(&TERMINAL, context).unwrap();
         for (name, command) in shell_attempts() {
             let command = expand(command, &host);
             let code = format!("import subprocess\nprint(subprocess.run({command:?}, shell=True, capture_output=True, text=True))");
             let out = call(&execute, json!({"code": code})).await;
             check(&format!("control server, {name}"), &out, &host);
+            let out = call(&terminal, json!({"command": command})).await;
+            check(&format!("remote terminal, {name}"), &out, &host);
+            let output = background(&*env, &command).await;
+            check(&format!("remote process, {name}"), &output, &host);
         }
         for (name, attempt) in python_attempts() {
             let out = call(&execute, json!({"code": python(attempt, &host)})).await;

@@ -8,7 +8,10 @@
 
 use std::path::Path;
 
-use cy_tools::{CancellationToken, ExecutorSpec, SessionSpec, ToolCall, WorkspaceHost};
+use cy_tools::{
+    CancellationToken, ChildRequest, ExecutorSpec, SessionSpec, SubagentProfile, ToolCall,
+    WorkspaceHost,
+};
 use cy_tools_builtin::session::LocalSessionFactory;
 use serde_json::json;
 
@@ -130,4 +133,105 @@ fn a_remote_session_has_one_workspace_and_a_second_worker_finds_it() {
         std::fs::read_to_string(workspace.join("out.txt")).unwrap(),
         "WRITTEN BY WRITE_FILE\n"
     );
+}
+
+#[test]
+fn a_child_of_a_remote_session_works_and_runs_code_in_its_folder_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&dir.path().join("host"), |config| {
+        config.command = "sh {file}".to_string();
+    });
+    runtime().block_on(async {
+        let factory = factory(dir.path());
+        let spec = SessionSpec::root("s-parent", "acme", "w")
+            .with_tools(["write_file"])
+            .with_executor(ExecutorSpec::Remote {
+                url: server.endpoint(),
+                token_var: TOKEN_VAR.to_string(),
+            })
+            .with_subagent(SubagentProfile::new("worker", ["write_file", "read_file"]));
+        let parent = factory.create(spec).await.unwrap();
+        let child = factory
+            .spawn_child(&parent, ChildRequest::new("worker"))
+            .await
+            .unwrap();
+        let stored = factory
+            .specs()
+            .load_spec(child.id())
+            .await
+            .unwrap()
+            .unwrap();
+        let host = stored.workspace_host.unwrap();
+        assert_eq!(
+            (host.name.as_str(), host.folder.as_deref()),
+            ("s-parent", Some("subagents/worker-1"))
+        );
+        let cancel = CancellationToken::new();
+        let wrote = child
+            .execute(
+                "write_file",
+                ToolCall::new(
+                    "c1",
+                    json!({"path": "mine.txt", "content": "the child's\n"}),
+                ),
+                &cancel,
+            )
+            .await;
+        assert!(!wrote.is_error, "{}", wrote.text_content());
+        let ran = child
+            .execute(
+                "execute_code",
+                ToolCall::new("c2", json!({"code": "cat mine.txt; pwd"})),
+                &cancel,
+            )
+            .await;
+        let folder = server.root.join("s-parent/subagents/worker-1");
+        assert_eq!(
+            ran.text_content(),
+            format!("the child's\n{}", folder.display())
+        );
+        assert!(folder.join("mine.txt").exists());
+        // The child's own id has no folder on the server: one workspace, the parent's.
+        assert!(!server.root.join(child.id()).exists());
+        let resumed = factory.resume(child.id()).await.unwrap();
+        let read = resumed
+            .execute(
+                "read_file",
+                ToolCall::new("c3", json!({"path": "mine.txt"})),
+                &cancel,
+            )
+            .await;
+        assert_eq!(read.text_content(), "     1\tthe child's");
+    });
+    assert!(!dir.path().join("worker").exists());
+}
+
+/// A spec stored before `workspace_host` existed, of a session whose code ran on a control
+/// server: its JSON as that code wrote it loads and resumes as it did then, its file tools in
+/// its local folder (so nothing it left there is lost).
+#[test]
+fn a_remote_executor_spec_stored_before_workspace_hosts_resumes_with_its_local_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("old-folder");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("left.txt"), "left here\n").unwrap();
+    let old = format!(
+        r#"{{"identity":{{"session_id":"s-old","tenant":"acme","lineage":[],"depth":0}},"workspace":{},"tools":["read_file"],"executor":{{"kind":"remote","url":"http://127.0.0.1:9","token_var":"{TOKEN_VAR}"}},"chat":false,"subagents":[],"max_depth":2}}"#,
+        serde_json::to_string(folder.to_str().unwrap()).unwrap()
+    );
+    let spec: SessionSpec = serde_json::from_str(&old).unwrap();
+    assert_eq!(spec.workspace_host, None);
+    runtime().block_on(async {
+        let factory = factory(dir.path());
+        factory.specs().insert_spec(&spec).await.unwrap();
+        let session = factory.resume("s-old").await.unwrap();
+        let read = session
+            .execute(
+                "read_file",
+                ToolCall::new("c1", json!({"path": "left.txt"})),
+                &CancellationToken::new(),
+            )
+            .await;
+        assert_eq!(read.text_content(), "     1\tleft here");
+    });
 }
