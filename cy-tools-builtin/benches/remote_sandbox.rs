@@ -6,7 +6,8 @@
 //! per-round ratios, so a burst of load on the shared machine lands on both sides), then
 //! criterion's own measurements of each side. Goal for small operations: at most 3x local.
 //!
-//! Reproduce: `cargo bench -p cy-tools-builtin --bench remote_sandbox`.
+//! Reproduce: `cargo bench -p cy-tools-builtin --bench remote_sandbox` (with
+//! `REMOTE_SANDBOX_ONLY=find_files`, say, for one tool's paired figure).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -155,7 +156,12 @@ fn remote_sandbox(c: &mut Criterion) {
         }
     };
 
+    // `REMOTE_SANDBOX_ONLY=find_files` measures that tool alone.
+    let only = std::env::var("REMOTE_SANDBOX_ONLY").ok();
     for (n, (name, args, iterations)) in cases().into_iter().enumerate() {
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
         let (r, l) = (&remote[n], &local[n]);
         assert_eq!(r.name(), name);
         let (ratio, tr, tl) = paired(iterations, || call(r, &args), || call(l, &args));
