@@ -1,7 +1,7 @@
 //! The composition root: which tools a session gets, in which order.
 //!
 //! The order is the design's: `execute_code` always (it is the core affordance); then the tools
-//! the chat brings ([`Chat::tools`]), only when a chat is bound; then the spec's other tools, in
+//! the chat brings ([`Chat::tools`](cy_tools::Chat::tools)), only when a chat is bound; then the spec's other tools, in
 //! its order; then the caller's [`Extras`] for this session; then the delegation tools when the
 //! session may start subagents. A name in the spec that belongs to one of the other groups is
 //! placed with its group, so the order does not depend on how the spec was written.

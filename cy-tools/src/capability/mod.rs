@@ -12,7 +12,7 @@
 //! `#[tool(capabilities(...))]` writes the type; a hand-written definition uses
 //! [`capability_set!`](crate::capability_set).
 //!
-//! Every capability is written out once, in [`capability_table!`]: the enum, its names, the
+//! Every capability is written out once, in `capability_table!` (below): the enum, its names, the
 //! grant traits, [`Caps`], the context's fields and setters and [`Ctx`]'s accessors are all
 //! generated from it. (The `#[tool]` macro crate keeps its own list of the names; a test checks
 //! that it agrees.)
