@@ -11,12 +11,11 @@ use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use cy_tools::{CancellationToken, CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind};
-use http_body_util::LengthLimitError;
 use serde::Serialize;
 use tokio::sync::Semaphore;
 
+use super::admission::{Admitted, Expected, admit};
 use super::auth::Token;
-use super::request_body::{BodyStalled, read_body, stalled};
 use crate::ExecLimits;
 use crate::LocalSandbox;
 use crate::executor::wire::{ErrorReply, ExecuteRequest, check_session_id};
@@ -37,6 +36,13 @@ pub(super) struct ServerState {
     pub(super) workspaces: super::sandbox::Workspaces,
 }
 
+/// How `execute` names its request in a refusal.
+const EXPECTED: Expected = Expected {
+    what: "an execute request",
+    shape: "send JSON with `code` and optionally `filename` and `timeout_ms`",
+    smaller: "send less code at once, for example by writing data to files in smaller runs",
+};
+
 /// `POST /v1/sessions/{session_id}/execute`.
 ///
 /// The run happens inside this future: when the client closes the connection, the server
@@ -48,49 +54,10 @@ pub(super) async fn execute(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    if let Some(refused) = refusal(&state, &headers, peer, &session_id) {
-        return refused;
-    }
-    let bytes = match read_body(body, state.max_body_bytes, state.idle_timeout).await {
-        Ok(bytes) => bytes,
-        Err(err) if err.is::<LengthLimitError>() => {
-            tracing::warn!(%peer, session = %session_id, "refused: body over {} bytes", state.max_body_bytes);
-            return refuse(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                ServiceErrorKind::InvalidInput,
-                format!(
-                    "the request is over this server's limit of {} bytes; send less code at once, for example by writing data to files in smaller runs",
-                    state.max_body_bytes
-                ),
-            );
-        }
-        Err(err) if err.is::<BodyStalled>() => {
-            tracing::warn!(%peer, session = %session_id, "refused: {err}");
-            return stalled(state.idle_timeout);
-        }
-        Err(err) => {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                ServiceErrorKind::InvalidInput,
-                format!("could not read the request body: {err}"),
-            );
-        }
-    };
-    let request: ExecuteRequest = match serde_json::from_slice(&bytes) {
-        Ok(request) => request,
-        Err(err) => {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                ServiceErrorKind::InvalidInput,
-                format!(
-                    "the body is not an execute request ({err}); send JSON with `code` and optionally `filename` and `timeout_ms`"
-                ),
-            );
-        }
-    };
-    let Ok(_permit) = state.runs.clone().try_acquire_owned() else {
-        tracing::warn!(%peer, session = %session_id, "refused: {} runs already going", state.max_concurrent_runs);
-        return busy(&state);
+    let admitted = admit::<ExecuteRequest>(&state, &headers, peer, &session_id, body, &EXPECTED);
+    let Admitted { request, _permit } = match admitted.await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
     };
 
     let executor = match workspace(&state, &session_id) {

@@ -45,6 +45,7 @@
 //! [`LocalExecutor`]: crate::executor::LocalExecutor
 //! [`wire`]: crate::executor::wire
 
+mod admission;
 mod auth;
 mod code_mode;
 mod execute;

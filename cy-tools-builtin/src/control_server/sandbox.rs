@@ -11,11 +11,10 @@ use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use cy_tools::{Sandbox, ServiceError, ServiceErrorKind};
-use http_body_util::LengthLimitError;
 use serde_json::Value;
 
-use super::execute::{ServerState, busy, json, refusal, refuse};
-use super::request_body::{BodyStalled, read_body, stalled};
+use super::admission::{Admitted, Expected, admit};
+use super::execute::{ServerState, json, refuse};
 use crate::remote_sandbox::wire::{
     Chunk, MAX_RANGE_BYTES, SandboxOp, SandboxRequest, check_upload, decode, encode, staging_name,
 };
@@ -37,6 +36,13 @@ struct Kept {
 /// Views kept at most, besides those with background processes; each holds two descriptors.
 const KEPT_VIEWS: usize = 128;
 
+/// How the sandbox endpoint names its request in a refusal.
+const EXPECTED: Expected = Expected {
+    what: "a sandbox request",
+    shape: "send JSON with `op` (an object with its `kind`) and optionally `scope`",
+    smaller: "send file data in smaller chunks (`RemoteSandbox::with_chunk_bytes`)",
+};
+
 /// `POST /v1/sessions/{name}/sandbox`.
 ///
 /// Like `execute`: the operation runs inside this future, so a client that closes its
@@ -48,49 +54,10 @@ pub(super) async fn sandbox(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    if let Some(refused) = refusal(&state, &headers, peer, &name) {
-        return refused;
-    }
-    let bytes = match read_body(body, state.max_body_bytes, state.idle_timeout).await {
-        Ok(bytes) => bytes,
-        Err(err) if err.is::<LengthLimitError>() => {
-            tracing::warn!(%peer, workspace = %name, "refused: body over {} bytes", state.max_body_bytes);
-            return refuse(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                ServiceErrorKind::InvalidInput,
-                format!(
-                    "the request is over this server's limit of {} bytes; send file data in smaller chunks (`RemoteSandbox::with_chunk_bytes`)",
-                    state.max_body_bytes
-                ),
-            );
-        }
-        Err(err) if err.is::<BodyStalled>() => {
-            tracing::warn!(%peer, workspace = %name, "refused: {err}");
-            return stalled(state.idle_timeout);
-        }
-        Err(err) => {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                ServiceErrorKind::InvalidInput,
-                format!("could not read the request body: {err}"),
-            );
-        }
-    };
-    let request: SandboxRequest = match serde_json::from_slice(&bytes) {
-        Ok(request) => request,
-        Err(err) => {
-            return refuse(
-                StatusCode::BAD_REQUEST,
-                ServiceErrorKind::InvalidInput,
-                format!(
-                    "the body is not a sandbox request ({err}); send JSON with `op` (an object with its `kind`) and optionally `scope`"
-                ),
-            );
-        }
-    };
-    let Ok(_permit) = state.runs.clone().try_acquire_owned() else {
-        tracing::warn!(%peer, workspace = %name, "refused: {} runs already going", state.max_concurrent_runs);
-        return busy(&state);
+    let admitted = admit::<SandboxRequest>(&state, &headers, peer, &name, body, &EXPECTED);
+    let Admitted { request, _permit } = match admitted.await {
+        Ok(admitted) => admitted,
+        Err(refused) => return refused,
     };
     let op = request.op.name();
     let started = Instant::now();

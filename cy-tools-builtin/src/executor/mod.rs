@@ -29,4 +29,6 @@ pub use local::{DEFAULT_COMMAND, LocalExecutor};
 pub use python::{PYTHON, PythonRunner};
 #[cfg(feature = "remote")]
 pub use remote::RemoteExecutor;
+#[cfg(feature = "remote")]
+pub(crate) use remote::with_causes;
 pub use slots::RunSlots;

@@ -245,13 +245,7 @@ impl Transport {
     }
 
     fn lost(&self, err: &(dyn std::error::Error + 'static)) -> ServiceError {
-        let mut why = err.to_string();
-        let mut source = err.source();
-        while let Some(cause) = source {
-            why.push_str(": ");
-            why.push_str(&cause.to_string());
-            source = cause.source();
-        }
+        let why = crate::executor::with_causes(err);
         ServiceError::new(
             ServiceErrorKind::Unavailable,
             format!(
