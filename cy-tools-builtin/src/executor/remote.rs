@@ -456,6 +456,19 @@ impl std::fmt::Debug for RemoteExecutor {
     }
 }
 
+/// `err` and each of its causes, joined by `: `: hyper's own text is often only "connection
+/// error", with the reason (reset, refused) in a cause.
+pub(crate) fn with_causes(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut why = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        why.push_str(": ");
+        why.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    why
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -475,17 +488,4 @@ mod tests {
         assert_eq!(err.kind(), ServiceErrorKind::InvalidInput);
         assert!(!format!("{ok:?}").contains("sk-secret-value"));
     }
-}
-
-/// `err` and each of its causes, joined by `: `: hyper's own text is often only "connection
-/// error", with the reason (reset, refused) in a cause.
-pub(crate) fn with_causes(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut why = err.to_string();
-    let mut source = err.source();
-    while let Some(cause) = source {
-        why.push_str(": ");
-        why.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    why
 }
