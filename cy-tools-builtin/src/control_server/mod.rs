@@ -18,8 +18,17 @@
 //! * **Token**: every request carries `Authorization: Bearer <token>`; the token is read once at
 //!   start from the environment variable named by [`ControlServerConfig::token_env`]
 //!   (`CY_CONTROL_TOKEN` by default) and must be at least 16 characters. A missing or wrong
-//!   token is answered `401`.
-//! * **Body size**: a body over [`ControlServerConfig::max_body_bytes`] is answered `413`.
+//!   token, or a second `Authorization` header, is answered `401`.
+//! * **Body size**: a body over [`ControlServerConfig::max_body_bytes`] is answered `413`, at
+//!   once when its `Content-Length` says so.
+//! * **Limits**: the limits a request carries (a command's or background process's CPU time,
+//!   memory, process count and output cap) are held to [`ControlServerConfig::limits`]: a
+//!   client may lower each, never raise it or lift it.
+//! * **Workspace views**: the sandbox endpoint's views are kept between requests, with their
+//!   background processes; one whose processes have ended is released when its session has
+//!   made no request for [`ControlServerConfig::view_idle_timeout`], and at most
+//!   [`ControlServerConfig::max_views`] are kept (one more is answered `503` when none can make
+//!   room). A large write's staging file that gets no part for as long is removed.
 //! * **Concurrency**: at most [`ControlServerConfig::max_concurrent_runs`] runs at once, across
 //!   all sessions; a request beyond that is answered `429` at once (not queued), and the
 //!   caller may retry when a run finishes.
@@ -114,7 +123,8 @@ pub struct ControlServerConfig {
     pub token: Option<String>,
     /// The run command, with `{file}` where the script's path goes.
     pub command: String,
-    /// Timeouts and output caps of every run.
+    /// Timeouts, output caps and resource limits of every run and command; what a request
+    /// asks for is held to them (a client may lower a limit, never raise or lift it).
     pub limits: ExecLimits,
     /// Largest request body, in bytes; a larger one is answered `413`.
     pub max_body_bytes: usize,
