@@ -18,7 +18,8 @@
 //! * **Token**: every request carries `Authorization: Bearer <token>`; the token is read once at
 //!   start from the environment variable named by [`ControlServerConfig::token_env`]
 //!   (`CY_CONTROL_TOKEN` by default) and must be at least 16 characters. A missing or wrong
-//!   token, or a second `Authorization` header, is answered `401`.
+//!   token, a second `Authorization` header, or a space or tab after the token (which the
+//!   HTTP parser would otherwise drop unseen), is answered `401`.
 //! * **Body size**: a body over [`ControlServerConfig::max_body_bytes`] is answered `413`, at
 //!   once when its `Content-Length` says so.
 //! * **Limits**: the limits a request carries (a command's or background process's CPU time,
@@ -73,6 +74,7 @@ use axum::Router;
 use axum::extract::ConnectInfo;
 use axum::routing::{get, post};
 use hyper::body::Incoming;
+use hyper::header::AUTHORIZATION;
 use hyper::service::{Service as _, service_fn};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
@@ -383,6 +385,11 @@ impl ControlServer {
             let router = TowerToHyperService::new(router.clone());
             let state = Arc::clone(&state);
             service_fn(move |mut request: hyper::Request<Incoming>| {
+                // Whitespace after the token is dropped by the parser; such a request is
+                // treated as one without a token, so every endpoint answers it `401`.
+                if standing.sent_loose_authorization() {
+                    request.headers_mut().remove(AUTHORIZATION);
+                }
                 // The same check each endpoint makes before anything else; passing it here is
                 // what protects this connection from eviction.
                 if state.token.admits(request.headers()) {

@@ -1,6 +1,6 @@
 //! Requests the control server refuses at once, written by hand: a body announced over the
-//! limit (413 before any of it is read, not 408 at the idle timeout), and the token beside a
-//! second `Authorization` header (401).
+//! limit (413 before any of it is read, not 408 at the idle timeout), the token beside a
+//! second `Authorization` header, and the token followed by a space or tab (401).
 
 use std::time::{Duration, Instant};
 
@@ -77,4 +77,31 @@ async fn a_second_authorization_header_is_refused_even_beside_the_token() {
         assert_eq!(status, 401, "with `{second}`: {answer}");
         assert!(answer.contains("missing or wrong bearer token"), "{answer}");
     }
+}
+
+#[tokio::test]
+async fn whitespace_after_the_token_is_refused_though_the_parser_drops_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = server(dir.path());
+    let body = serde_json::json!({"code": "echo ran", "filename": "run.sh"}).to_string();
+    for (path, ending) in [
+        ("/v1/sessions/s-1/execute", " "),
+        ("/v1/sessions/s-1/execute", "\t"),
+        ("/v1/sessions/s-1/sandbox", "  "),
+    ] {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nhost: x\r\nauthorization: Bearer {TOKEN}{ending}\r\ncontent-type: application/json\r\ncontent-length: {}",
+            body.len()
+        );
+        let (status, answer) = exchange(server.addr, &head, body.as_bytes()).await;
+        assert_eq!(
+            status, 401,
+            "{path} with {ending:?} after the token: {answer}"
+        );
+        assert!(answer.contains("missing or wrong bearer token"), "{answer}");
+    }
+    assert!(
+        !server.root.join("s-1/run.sh").exists(),
+        "a refused run ran"
+    );
 }
