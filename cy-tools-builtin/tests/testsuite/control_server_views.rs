@@ -61,7 +61,7 @@ fn open_descriptors() -> usize {
 }
 
 const SESSIONS: usize = 30;
-const SLOWER_IDLE: Duration = Duration::from_secs(2);
+const SLOWER_IDLE: Duration = Duration::from_secs(4);
 
 #[test]
 fn views_whose_processes_ended_are_released_after_the_idle_timeout() {
