@@ -140,6 +140,9 @@ impl Views {
         lock(&self.kept).len()
     }
 
+    /// Drops from `kept` each view no request uses, idle for `idle_timeout` and running
+    /// nothing, with its staging files; in the views kept, removes the staging files that got
+    /// no part for as long.
     fn release_idle(&self, kept: &mut HashMap<String, Kept>) {
         let now = Instant::now();
         let idle = |at: Instant| now.saturating_duration_since(at) >= self.idle_timeout;
