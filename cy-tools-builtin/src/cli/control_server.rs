@@ -39,6 +39,15 @@ pub(super) struct Args {
     /// token [default: a quarter of the open-file limit, 16 to 1024]
     #[arg(long, value_name = "COUNT", value_parser = positive)]
     max_connections: Option<u64>,
+    /// Seconds a session's workspace view is kept after its last request once none of its
+    /// background processes runs; then it is released with its ended processes' output, and
+    /// a large write's staging file waiting that long for its next part is removed
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = positive)]
+    view_idle_seconds: u64,
+    /// Workspace views kept at once; at the cap a new one releases the least recently used
+    /// one that runs nothing, or is refused `503` when every one is in use or runs a process
+    #[arg(long, value_name = "COUNT", default_value_t = 128, value_parser = positive)]
+    max_views: u64,
     #[command(flatten)]
     limits: LimitArgs,
 }
@@ -61,6 +70,8 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     config.limits = args.limits.exec_limits();
     config.header_timeout = Duration::from_secs(args.header_timeout_seconds);
     config.idle_timeout = Duration::from_secs(args.idle_timeout_seconds);
+    config.view_idle_timeout = Duration::from_secs(args.view_idle_seconds);
+    config.max_views = usize::try_from(args.max_views).unwrap_or(usize::MAX);
     if let Some(max) = args.max_connections {
         config.max_connections = usize::try_from(max).unwrap_or(usize::MAX);
     }

@@ -19,6 +19,9 @@ pub(super) struct Args {
     /// tool this session can run]
     #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
     tools: Option<Vec<String>>,
+    /// Tool calls that run at once over stdio; a client's further calls wait their turn
+    #[arg(long, value_name = "COUNT", default_value_t = crate::mcp::DEFAULT_MAX_CONCURRENT_CALLS as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    max_concurrent_calls: u64,
     #[command(flatten)]
     http: HttpArgs,
 }
@@ -52,7 +55,11 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         tracing::info!(tools = ?server.declarations().iter().map(|d| &d.name).collect::<Vec<_>>(), "serving MCP on stdio");
         // The protocol runs on this thread and the calls on the runtime's workers: a call stuck
         // on its thread cannot keep the server from answering `ping`, nor from stopping.
-        let server = server.with_call_runtime(runtime.work()?);
+        let server = server
+            .with_call_runtime(runtime.work()?)
+            .with_max_concurrent_calls(
+                usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX),
+            );
         match runtime.run_here(crate::mcp::serve_server_stdio(server))? {
             Some(served) => served.map_err(|err| CliError::new(err.to_string()))?,
             None => tracing::info!("interrupted: stopping the MCP server"),

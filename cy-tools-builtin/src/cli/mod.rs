@@ -55,6 +55,9 @@ enum Command {
     /// Serve tools to an MCP client over stdin and stdout, or over streamable HTTP (`--http`).
     Mcp(mcp::Args),
     /// Run code for remote sessions: the host end of the remote `execute_code` executor.
+    ///
+    /// The limits given here (`--cpu-seconds`, `--memory-mb`, `--max-processes`) and the 64 KiB
+    /// output cap hold for every request: a client may ask for less, never for more or none.
     ControlServer(control_server::Args),
     /// Run a task with a model (OpenAI-compatible or Anthropic API) over the session's tools,
     /// streaming what it says and each tool call; exit 0 on its answer, 1 when a limit ends

@@ -4,7 +4,8 @@
 use std::net::SocketAddr;
 
 use axum::body::Body;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::header::{CONNECTION, CONTENT_LENGTH};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
 use cy_tools::ServiceErrorKind;
 use http_body_util::LengthLimitError;
@@ -31,8 +32,8 @@ pub(super) struct Admitted<T> {
 }
 
 /// Lets a request for `name` in, or answers the refusal: a bad token or name (see
-/// [`refusal`]), a body over the limit (413) or stalled (408), JSON that is not the request,
-/// or no run slot free (429).
+/// [`refusal`]), a body over the limit (413, at once when its `Content-Length` says so) or
+/// stalled (408), JSON that is not the request, or no run slot free (429).
 pub(super) async fn admit<T: DeserializeOwned>(
     state: &ServerState,
     headers: &HeaderMap,
@@ -44,19 +45,30 @@ pub(super) async fn admit<T: DeserializeOwned>(
     if let Some(refused) = refusal(state, headers, peer, name) {
         return Err(refused);
     }
+    let too_large = || {
+        tracing::warn!(%peer, %name, "refused: body over {} bytes", state.max_body_bytes);
+        let mut response = refuse(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            ServiceErrorKind::InvalidInput,
+            format!(
+                "the request is over this server's limit of {} bytes; {}",
+                state.max_body_bytes, expected.smaller
+            ),
+        );
+        // What is left of the body is not read, and must not be taken for the next request.
+        response
+            .headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+        response
+    };
+    // A body announced over the limit is refused before any of it is read: waiting for bytes
+    // that will be refused anyway would only hold the connection until the idle timeout.
+    if announced_length(headers).is_some_and(|length| length > state.max_body_bytes as u64) {
+        return Err(too_large());
+    }
     let bytes = match read_body(body, state.max_body_bytes, state.idle_timeout).await {
         Ok(bytes) => bytes,
-        Err(err) if err.is::<LengthLimitError>() => {
-            tracing::warn!(%peer, %name, "refused: body over {} bytes", state.max_body_bytes);
-            return Err(refuse(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                ServiceErrorKind::InvalidInput,
-                format!(
-                    "the request is over this server's limit of {} bytes; {}",
-                    state.max_body_bytes, expected.smaller
-                ),
-            ));
-        }
+        Err(err) if err.is::<LengthLimitError>() => return Err(too_large()),
         Err(err) if err.is::<BodyStalled>() => {
             tracing::warn!(%peer, %name, "refused: {err}");
             return Err(stalled(state.idle_timeout));
@@ -87,4 +99,16 @@ pub(super) async fn admit<T: DeserializeOwned>(
         request,
         _permit: permit,
     })
+}
+
+/// The body length the request's `Content-Length` announces (hyper has already refused a
+/// request whose `Content-Length` values disagree or are not numbers).
+fn announced_length(headers: &HeaderMap) -> Option<u64> {
+    headers
+        .get(CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
 }

@@ -3,6 +3,7 @@
 use std::io;
 
 use axum::http::HeaderMap;
+use axum::http::header::AUTHORIZATION;
 
 use crate::http_server::bearer_matches;
 
@@ -37,16 +38,16 @@ impl Token {
     }
 
     /// Whether `headers` carry `Authorization: Bearer <this token>` (compared in constant
-    /// time).
+    /// time), and no other `Authorization`: with two, a proxy or log in between could read
+    /// the other one, so neither counts.
     pub(super) fn admits(&self, headers: &HeaderMap) -> bool {
-        bearer_matches(headers, &self.0)
+        headers.get_all(AUTHORIZATION).iter().count() == 1 && bearer_matches(headers, &self.0)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::header::AUTHORIZATION;
 
     #[test]
     fn only_the_exact_bearer_token_is_admitted() {
@@ -62,6 +63,19 @@ mod tests {
         assert!(!with("Basic 0123456789abcdef"));
         assert!(!with("0123456789abcdef"));
         assert!(!token.admits(&HeaderMap::new()));
+        // A value with a space after the token is another token.
+        assert!(!with("Bearer 0123456789abcdef "));
+        // The right token beside a second `Authorization`, either way round, is refused.
+        for (first, second) in [
+            ("Bearer 0123456789abcdef", "Bearer other-token-000000"),
+            ("Bearer other-token-000000", "Bearer 0123456789abcdef"),
+            ("Bearer 0123456789abcdef", "Bearer 0123456789abcdef"),
+        ] {
+            let mut headers = HeaderMap::new();
+            headers.append(AUTHORIZATION, first.parse().unwrap());
+            headers.append(AUTHORIZATION, second.parse().unwrap());
+            assert!(!token.admits(&headers), "{first} + {second}");
+        }
         let short = Token::new("short".into(), "the token in `X`")
             .err()
             .unwrap();

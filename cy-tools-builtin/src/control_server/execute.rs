@@ -32,8 +32,8 @@ pub(super) struct ServerState {
     pub(super) idle_timeout: Duration,
     pub(super) max_concurrent_runs: usize,
     pub(super) runs: Arc<Semaphore>,
-    /// The workspace views kept for their background processes.
-    pub(super) workspaces: super::sandbox::Workspaces,
+    /// The sandbox endpoint's workspace views, kept between requests.
+    pub(super) views: super::views::Views,
 }
 
 /// How `execute` names its request in a refusal.

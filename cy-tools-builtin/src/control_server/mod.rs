@@ -18,8 +18,18 @@
 //! * **Token**: every request carries `Authorization: Bearer <token>`; the token is read once at
 //!   start from the environment variable named by [`ControlServerConfig::token_env`]
 //!   (`CY_CONTROL_TOKEN` by default) and must be at least 16 characters. A missing or wrong
-//!   token is answered `401`.
-//! * **Body size**: a body over [`ControlServerConfig::max_body_bytes`] is answered `413`.
+//!   token, a second `Authorization` header, or a space or tab after the token (which the
+//!   HTTP parser would otherwise drop unseen), is answered `401`.
+//! * **Body size**: a body over [`ControlServerConfig::max_body_bytes`] is answered `413`, at
+//!   once when its `Content-Length` says so.
+//! * **Limits**: the limits a request carries (a command's or background process's CPU time,
+//!   memory, process count and output cap) are held to [`ControlServerConfig::limits`]: a
+//!   client may lower each, never raise it or lift it.
+//! * **Workspace views**: the sandbox endpoint's views are kept between requests, with their
+//!   background processes; one whose processes have ended is released when its session has
+//!   made no request for [`ControlServerConfig::view_idle_timeout`], and at most
+//!   [`ControlServerConfig::max_views`] are kept (one more is answered `503` when none can make
+//!   room). A large write's staging file that gets no part for as long is removed.
 //! * **Concurrency**: at most [`ControlServerConfig::max_concurrent_runs`] runs at once, across
 //!   all sessions; a request beyond that is answered `429` at once (not queued), and the
 //!   caller may retry when a run finishes.
@@ -47,10 +57,12 @@
 
 mod admission;
 mod auth;
+mod clamp;
 mod code_mode;
 mod execute;
 mod request_body;
 mod sandbox;
+mod views;
 
 use std::io;
 use std::net::SocketAddr;
@@ -62,6 +74,7 @@ use axum::Router;
 use axum::extract::ConnectInfo;
 use axum::routing::{get, post};
 use hyper::body::Incoming;
+use hyper::header::AUTHORIZATION;
 use hyper::service::{Service as _, service_fn};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
@@ -93,6 +106,8 @@ pub const MIN_TOKEN_LEN: usize = 16;
 /// assert_eq!(config.header_timeout, Duration::from_secs(10));
 /// assert_eq!(config.idle_timeout, Duration::from_secs(30));
 /// assert!((16..=1024).contains(&config.max_connections));
+/// assert_eq!(config.view_idle_timeout, Duration::from_secs(600));
+/// assert_eq!(config.max_views, 128);
 ///
 /// let embedded = ControlServerConfig { token: Some("a-long-shared-secret".into()), ..config };
 /// assert!(!format!("{embedded:?}").contains("a-long-shared-secret"));
@@ -110,7 +125,8 @@ pub struct ControlServerConfig {
     pub token: Option<String>,
     /// The run command, with `{file}` where the script's path goes.
     pub command: String,
-    /// Timeouts and output caps of every run.
+    /// Timeouts, output caps and resource limits of every run and command; what a request
+    /// asks for is held to them (a client may lower a limit, never raise or lift it).
     pub limits: ExecLimits,
     /// Largest request body, in bytes; a larger one is answered `413`.
     pub max_body_bytes: usize,
@@ -133,13 +149,25 @@ pub struct ControlServerConfig {
     /// By default a quarter of the process's open-file limit (its soft `RLIMIT_NOFILE`), at
     /// least 16 and at most 1024.
     pub max_connections: usize,
+    /// How long a workspace view of the sandbox endpoint is kept once its session stops
+    /// making requests, if none of its background processes is running; then it is released,
+    /// with its descriptors, its private temporary folder and its ended processes' unread
+    /// output (a later request opens a fresh view). Also how long a large write's staging
+    /// file may wait for its next part. 10 minutes by default.
+    pub view_idle_timeout: Duration,
+    /// Most workspace views kept at once (each holds a few descriptors and a temporary
+    /// folder). At the cap a new view releases the least recently used one that no request
+    /// is using and that runs no background process; when there is none, the request is
+    /// answered `503`. 128 by default.
+    pub max_views: usize,
 }
 
 impl ControlServerConfig {
     /// A config for a server on `bind` keeping workspaces under `root`, with the defaults:
     /// token from `CY_CONTROL_TOKEN`, command `{python} {file}`, [`ExecLimits::default`],
     /// 1 MiB bodies, 8 concurrent runs, a 10 s header timeout, a 30 s idle timeout for bodies,
-    /// and connections capped at a quarter of the open-file limit (16 to 1024).
+    /// connections capped at a quarter of the open-file limit (16 to 1024), and at most 128
+    /// workspace views, each released after 10 minutes idle with nothing running.
     pub fn new(bind: SocketAddr, root: impl Into<PathBuf>) -> Self {
         ControlServerConfig {
             bind,
@@ -153,6 +181,8 @@ impl ControlServerConfig {
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             max_connections: default_max_connections(),
+            view_idle_timeout: Duration::from_secs(600),
+            max_views: 128,
         }
     }
 }
@@ -188,6 +218,8 @@ impl std::fmt::Debug for ControlServerConfig {
             .field("header_timeout", &self.header_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_connections", &self.max_connections)
+            .field("view_idle_timeout", &self.view_idle_timeout)
+            .field("max_views", &self.max_views)
             .finish()
     }
 }
@@ -237,10 +269,19 @@ impl ControlServer {
                 "`max_connections` must be at least 1; a server with no connections could not be reached",
             ));
         }
-        if config.header_timeout.is_zero() || config.idle_timeout.is_zero() {
+        if config.header_timeout.is_zero()
+            || config.idle_timeout.is_zero()
+            || config.view_idle_timeout.is_zero()
+        {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                "`header_timeout` and `idle_timeout` must be longer than zero; give each a few seconds",
+                "`header_timeout`, `idle_timeout` and `view_idle_timeout` must be longer than zero; give each a few seconds",
+            ));
+        }
+        if config.max_views == 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "`max_views` must be at least 1; a server keeping no workspace view could run no background process",
             ));
         }
         if !config.command.contains("{file}") {
@@ -280,7 +321,7 @@ impl ControlServer {
                 idle_timeout: config.idle_timeout,
                 max_concurrent_runs: config.max_concurrent_runs,
                 runs: Arc::new(Semaphore::new(config.max_concurrent_runs)),
-                workspaces: sandbox::Workspaces::default(),
+                views: views::Views::new(config.view_idle_timeout, config.max_views),
             }),
             header_timeout: config.header_timeout,
             max_connections: config.max_connections,
@@ -338,10 +379,17 @@ impl ControlServer {
             cap: ConnectionCap::new(self.max_connections),
         };
         let state = self.state;
+        // Stops by itself once the server (every connection holding its state) is gone.
+        tokio::spawn(views::sweep_while(Arc::downgrade(&state)));
         accept_loop(self.listener, listening, move |peer, standing| {
             let router = TowerToHyperService::new(router.clone());
             let state = Arc::clone(&state);
             service_fn(move |mut request: hyper::Request<Incoming>| {
+                // Whitespace after the token is dropped by the parser; such a request is
+                // treated as one without a token, so every endpoint answers it `401`.
+                if standing.sent_loose_authorization() {
+                    request.headers_mut().remove(AUTHORIZATION);
+                }
                 // The same check each endpoint makes before anything else; passing it here is
                 // what protects this connection from eviction.
                 if state.token.admits(request.headers()) {

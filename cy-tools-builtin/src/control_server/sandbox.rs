@@ -1,9 +1,8 @@
 //! The sandbox endpoint: a [`RemoteSandbox`](crate::remote_sandbox::RemoteSandbox)'s file,
 //! command and process operations, done with the local sandbox in the named workspace.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::body::Body;
@@ -14,27 +13,13 @@ use cy_tools::{Sandbox, ServiceError, ServiceErrorKind};
 use serde_json::Value;
 
 use super::admission::{Admitted, Expected, admit};
+use super::clamp;
 use super::execute::{ServerState, json, refuse};
+use super::views::Lease;
+use crate::LocalSandbox;
 use crate::remote_sandbox::wire::{
     Chunk, MAX_RANGE_BYTES, SandboxOp, SandboxRequest, check_upload, decode, encode, staging_name,
 };
-use crate::{LocalSandbox, SessionEnv};
-
-/// Workspace views kept between requests, by workspace and scope: opening a view costs
-/// several system calls and its commands' confinement is built once per view, so a view is
-/// reused while its session works. A view that started background processes is kept until the
-/// server stops, so they live on between requests; others make room when there are
-/// [`KEPT_VIEWS`].
-#[derive(Default)]
-pub(super) struct Workspaces(Mutex<HashMap<String, Kept>>);
-
-struct Kept {
-    env: SessionEnv,
-    has_processes: bool,
-}
-
-/// Views kept at most, besides those with background processes; each holds two descriptors.
-const KEPT_VIEWS: usize = 128;
 
 /// How the sandbox endpoint names its request in a refusal.
 const EXPECTED: Expected = Expected {
@@ -61,9 +46,11 @@ pub(super) async fn sandbox(
     };
     let op = request.op.name();
     let started = Instant::now();
-    let outcome = match view(&state, &name, request.scope.as_deref(), &request.op) {
-        Ok(env) => perform(&env, request.op).await,
-        Err(err) => Err(err),
+    let outcome = match view(&state, &name, request.scope.as_deref()) {
+        Ok(lease) => perform(&lease, &state, request.op)
+            .await
+            .map_err(|err| (StatusCode::UNPROCESSABLE_ENTITY, err)),
+        Err(refused) => Err(refused),
     };
     let elapsed_ms = started.elapsed().as_millis() as u64;
     match outcome {
@@ -71,66 +58,45 @@ pub(super) async fn sandbox(
             tracing::info!(%peer, workspace = %name, scope = ?request.scope, op, elapsed_ms, "sandbox operation done");
             json(StatusCode::OK, &value)
         }
-        Err(err) => {
+        Err((status, err)) => {
             tracing::info!(%peer, workspace = %name, scope = ?request.scope, op, elapsed_ms, "sandbox operation refused: {err}");
-            refuse(StatusCode::UNPROCESSABLE_ENTITY, err.kind(), err.message())
+            refuse(status, err.kind(), err.message())
         }
     }
 }
 
 /// The view of workspace `name` (narrowed to `scope`) the operation works in: the kept one,
-/// else a new one, kept.
+/// else a new one, kept (see [`super::views`]).
 fn view(
     state: &ServerState,
     name: &str,
     scope: Option<&str>,
-    op: &SandboxOp,
-) -> Result<SessionEnv, ServiceError> {
+) -> Result<Lease, (StatusCode, ServiceError)> {
     let key = match scope {
         Some(scope) => format!("{name}/{scope}"),
         None => name.to_string(),
     };
-    let starts = matches!(op, SandboxOp::Start { .. });
-    let mut kept = state.workspaces.0.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(view) = kept.get_mut(&key) {
-        view.has_processes |= starts;
-        return Ok(view.env.clone());
-    }
-    let cannot = |err: std::io::Error| {
-        ServiceError::new(
-            ServiceErrorKind::Unavailable,
-            format!("the server cannot open the workspace `{name}`: {err}"),
-        )
-    };
-    let env = LocalSandbox::new(state.root.join(name))
-        .map_err(cannot)?
-        .with_limits(state.limits.clone())
-        .try_env()
-        .map_err(cannot)?;
-    let env = match scope {
-        Some(scope) => env.scoped_env(scope)?,
-        None => env,
-    };
-    if kept.iter().filter(|(_, v)| !v.has_processes).count() >= KEPT_VIEWS {
-        let idle = kept
-            .iter()
-            .find(|(_, v)| !v.has_processes)
-            .map(|(k, _)| k.clone());
-        if let Some(idle) = idle {
-            kept.remove(&idle);
+    state.views.lease(&key, || {
+        let cannot = |err: std::io::Error| {
+            ServiceError::new(
+                ServiceErrorKind::Unavailable,
+                format!("the server cannot open the workspace `{name}`: {err}"),
+            )
+        };
+        let env = LocalSandbox::new(state.root.join(name))
+            .map_err(cannot)?
+            .with_limits(state.limits.clone())
+            .try_env()
+            .map_err(cannot)?;
+        match scope {
+            Some(scope) => env.scoped_env(scope),
+            None => Ok(env),
         }
-    }
-    kept.insert(
-        key,
-        Kept {
-            env: env.clone(),
-            has_processes: starts,
-        },
-    );
-    Ok(env)
+    })
 }
 
-async fn perform(env: &SessionEnv, op: SandboxOp) -> Result<Value, ServiceError> {
+async fn perform(lease: &Lease, state: &ServerState, op: SandboxOp) -> Result<Value, ServiceError> {
+    let env = &lease.env;
     match op {
         SandboxOp::Read { path, max_len } => {
             let (data, size) = env.read_head(&path, range_len(max_len)?).await?;
@@ -168,10 +134,9 @@ async fn perform(env: &SessionEnv, op: SandboxOp) -> Result<Value, ServiceError>
             data,
         } => {
             check_upload(&upload)?;
-            value(
-                env.append_staged(staging_name(&upload), offset, decode(&data)?)
-                    .await,
-            )
+            let staging = staging_name(&upload);
+            lease.staged(&staging);
+            value(env.append_staged(staging, offset, decode(&data)?).await)
         }
         SandboxOp::Commit {
             upload,
@@ -179,14 +144,21 @@ async fn perform(env: &SessionEnv, op: SandboxOp) -> Result<Value, ServiceError>
             durable,
         } => {
             check_upload(&upload)?;
-            value(
-                env.commit_staged(staging_name(&upload), path, durable)
-                    .await,
-            )
+            let staging = staging_name(&upload);
+            let committed = env.commit_staged(staging.clone(), path, durable).await;
+            if committed.is_ok() {
+                lease.unstaged(&staging);
+            }
+            value(committed)
         }
         SandboxOp::Abandon { upload } => {
             check_upload(&upload)?;
-            value(env.abandon_staged(staging_name(&upload)).await)
+            let staging = staging_name(&upload);
+            let abandoned = env.abandon_staged(staging.clone()).await;
+            if abandoned.is_ok() {
+                lease.unstaged(&staging);
+            }
+            value(abandoned)
         }
         SandboxOp::Remove { path } => value(env.remove(&path).await),
         SandboxOp::Stat { path } => value(env.stat(&path).await),
@@ -194,10 +166,11 @@ async fn perform(env: &SessionEnv, op: SandboxOp) -> Result<Value, ServiceError>
         SandboxOp::Walk { path, options } => value(env.walk(&path, options.into()).await),
         SandboxOp::Search { path, options } => value(env.search(&path, options.into()).await),
         SandboxOp::Exec { command, options } => {
-            value(env.exec(&command, options.into_options()?).await)
+            let options = clamp::exec_options(options.into_options()?, &state.limits);
+            value(env.exec(&command, options).await)
         }
         SandboxOp::Start { command, options } => {
-            let options = options.into_options()?;
+            let options = clamp::exec_options(options.into_options()?, &state.limits);
             value(env.processes()?.start(&command, options).await)
         }
         SandboxOp::Status { id } => value(env.processes()?.status(&id).await),

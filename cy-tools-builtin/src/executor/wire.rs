@@ -7,8 +7,8 @@
 //! | status | meaning |
 //! |---|---|
 //! | 400 | the session id or the body is malformed |
-//! | 401 | the bearer token is missing or wrong |
-//! | 413 | the body is over the server's `max_body_bytes` |
+//! | 401 | the bearer token is missing or wrong, or there are two `Authorization` headers |
+//! | 413 | the body is over the server's `max_body_bytes` (at once when its `Content-Length` says so) |
 //! | 422 | the run itself was refused (bad filename, timeout above the maximum, ...); the message is the executor's, for the model |
 //! | 429 | the server already runs `max_concurrent_runs` runs |
 //! | 500, 503 | the server could not run the code |

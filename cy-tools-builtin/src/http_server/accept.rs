@@ -21,6 +21,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 
+use super::authorization_scan::AuthorizationScan;
 use super::connection_cap::{Admission, Admitted, ConnectionCap, Place, Standing};
 
 /// How long the loop waits after an accept error before trying again: long enough not to spin
@@ -164,10 +165,16 @@ async fn serve<S, B>(
     B::Data: Send,
     B::Error: Into<Box<dyn StdError + Send + Sync>>,
 {
-    let Admitted { place, evicted, .. } = admitted;
+    let Admitted {
+        place,
+        evicted,
+        standing,
+    } = admitted;
     let stream = TokioIo::new(PlacedStream {
         stream,
         _place: place,
+        standing,
+        scan: AuthorizationScan::default(),
     });
     let connection = builder.serve_connection(stream, service).with_upgrades();
     tokio::select! {
@@ -206,10 +213,12 @@ impl Throttled {
 
 /// A connection's socket together with its place under the cap, so the place is held exactly
 /// as long as the socket is open, including after an upgrade hands the socket to a code-mode
-/// run.
+/// run; and the scan of what it reads for an `Authorization` line ending in whitespace.
 struct PlacedStream {
     stream: TcpStream,
     _place: Place,
+    standing: Arc<Standing>,
+    scan: AuthorizationScan,
 }
 
 impl AsyncRead for PlacedStream {
@@ -218,7 +227,12 @@ impl AsyncRead for PlacedStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let read = Pin::new(&mut self.stream).poll_read(cx, buf);
+        if matches!(read, Poll::Ready(Ok(()))) && self.scan.feed(&buf.filled()[before..]) {
+            self.standing.mark_loose_authorization();
+        }
+        read
     }
 }
 

@@ -36,10 +36,13 @@ struct Entry {
     closed: oneshot::Receiver<()>,
 }
 
-/// Whether a connection has shown the token; its requests set it, the cap reads it.
+/// Whether a connection has shown the token; its requests set it, the cap reads it. Also
+/// whether it sent an `Authorization` line ending in whitespace, which its reads set and its
+/// requests read.
 #[derive(Debug, Default)]
 pub(crate) struct Standing {
     authenticated: AtomicBool,
+    loose_authorization: AtomicBool,
 }
 
 impl Standing {
@@ -51,6 +54,18 @@ impl Standing {
 
     pub(crate) fn is_authenticated(&self) -> bool {
         self.authenticated.load(Ordering::Relaxed)
+    }
+
+    /// Marks the connection as one that sent an `Authorization` header with whitespace after
+    /// its value (see [`super::authorization_scan`]); it stays so.
+    pub(crate) fn mark_loose_authorization(&self) {
+        self.loose_authorization.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the connection ever sent such a header. Its bytes are read before the request
+    /// they carry is handed on, so a request sees its own.
+    pub(crate) fn sent_loose_authorization(&self) -> bool {
+        self.loose_authorization.load(Ordering::Relaxed)
     }
 }
 

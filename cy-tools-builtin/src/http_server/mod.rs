@@ -2,6 +2,7 @@
 //! accept loop with its header timeout and connection cap, and the bearer-token comparison.
 
 mod accept;
+mod authorization_scan;
 mod bearer;
 mod connection_cap;
 

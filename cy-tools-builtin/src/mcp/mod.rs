@@ -11,6 +11,9 @@
 //!   plus a text copy; images become image blocks.
 //! * A `notifications/cancelled` for a call cancels the token that call runs under, so the
 //!   tool's work (a child process, say) stops, and no response is sent for it.
+//! * Over stdio at most [`DEFAULT_MAX_CONCURRENT_CALLS`] calls run at once
+//!   ([`McpServer::with_max_concurrent_calls`]); later ones wait, in order, and a cancelled one
+//!   leaves the queue.
 //! * A call whose request carries a `progressToken` sends the tool's progress
 //!   ([`CallInfo::progress`](cy_tools::CallInfo::progress)) as `notifications/progress`, all of
 //!   them before its result; without a token none are sent.
@@ -42,6 +45,7 @@
 //! ```
 
 mod approval;
+mod call_slots;
 mod call_task;
 mod convert;
 mod error;
@@ -57,6 +61,7 @@ mod request_state;
 mod server;
 mod transport;
 
+pub use call_slots::DEFAULT_MAX_CONCURRENT_CALLS;
 pub use error::ServeError;
 pub use request_state::{MIN_STATE_KEY_LEN, STATE_KEY_ENV, STATE_LIFETIME};
 pub use server::{McpServer, TOOL_LIST_TTL_MS};
@@ -69,6 +74,9 @@ use tokio::io::{AsyncRead, AsyncWrite};
 /// Serves `tools` over this process's stdin and stdout until the client closes stdin, or
 /// closes its end of stdout (it died, or was killed): calls still running then are dropped
 /// at once, which stops their work, since nobody could read their answers.
+///
+/// At most [`DEFAULT_MAX_CONCURRENT_CALLS`] calls run at once (a server made with
+/// [`McpServer::with_max_concurrent_calls`] has its own cap); the rest wait their turn.
 ///
 /// # Errors
 /// A tool's declaration cannot be made (see [`McpServer::new`]), the client's `initialize`
@@ -122,6 +130,7 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    let server = server.with_default_call_cap();
     let served = CancellationToken::new();
     let (transport, io) = transport::connect(input, output, served.clone().cancelled_owned());
     let service = async {

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use tokio::runtime::Handle;
 
 use super::approval::{Decided, Eliciting, STATELESS};
+use super::call_slots::{CallSlots, DEFAULT_MAX_CONCURRENT_CALLS};
 use super::convert::call_tool_result;
 use super::input_required::{Round, approval_round};
 use super::request_state::{STATE_KEY_ENV, StateCodec, StateError, spent_suffix};
@@ -33,6 +34,8 @@ pub struct McpServer {
     inner: Arc<Inner>,
     /// Where calls run, when not on the protocol's own runtime.
     call_runtime: Option<Handle>,
+    /// The cap on calls running at once, when there is one.
+    call_slots: Option<CallSlots>,
     /// Who may cache `tools/list` (2026-07-28's `cacheScope`).
     list_scope: CacheScope,
     /// Signs and checks the state of approvals asked in the multi-round form; why not, when
@@ -96,6 +99,7 @@ impl McpServer {
                 info,
             }),
             call_runtime: None,
+            call_slots: None,
             list_scope: CacheScope::Public,
             state: Arc::new(StateCodec::random()),
             stateless: false,
@@ -153,6 +157,24 @@ impl McpServer {
     pub fn with_call_runtime(mut self, runtime: Handle) -> Self {
         self.call_runtime = Some(runtime);
         self
+    }
+
+    /// The same server, running at most `max` calls at once (at least 1): a call past the cap
+    /// waits, first come first served, until one running ends; its cancellation is still
+    /// honoured while it waits. Over stdio a server without its own cap gets
+    /// [`DEFAULT_MAX_CONCURRENT_CALLS`].
+    #[must_use]
+    pub fn with_max_concurrent_calls(mut self, max: usize) -> Self {
+        self.call_slots = Some(CallSlots::new(max));
+        self
+    }
+
+    /// The same server with [`DEFAULT_MAX_CONCURRENT_CALLS`] unless it has a cap already.
+    pub(super) fn with_default_call_cap(self) -> Self {
+        match self.call_slots {
+            Some(_) => self,
+            None => self.with_max_concurrent_calls(DEFAULT_MAX_CONCURRENT_CALLS),
+        }
     }
 
     /// The same server, telling 2026-07-28 clients that its `tools/list` answer is theirs only
@@ -305,6 +327,19 @@ impl ServerHandler for McpServer {
         // (and when the connection closes): the same token the tool body and its processes see.
         let cancel = &context.ct;
         let run = async {
+            let _slot = match &self.call_slots {
+                Some(slots) => match slots.take(cancel).await {
+                    Some(slot) => Some(slot),
+                    // Cancelled while waiting: no answer is sent for it, and it never ran.
+                    None => {
+                        return cy_tools::ToolResult::error(format!(
+                            "the call to `{name}` was cancelled while it waited for one of the {} calls that may run at once",
+                            slots.max()
+                        ));
+                    }
+                },
+                None => None,
+            };
             match &self.call_runtime {
                 // Another runtime's task owns what it uses.
                 Some(runtime) => {

@@ -217,6 +217,10 @@ impl RemoteSandbox {
                 .await;
         }
         let upload = crate::random::hex(12)?;
+        let mut unfinished = Unfinished {
+            sandbox: Some(self.clone()),
+            upload: upload.clone(),
+        };
         let sent = async {
             for (n, part) in contents.chunks(self.chunk_bytes).enumerate() {
                 self.op::<()>(SandboxOp::Upload {
@@ -237,6 +241,9 @@ impl RemoteSandbox {
         if sent.is_err() {
             let _ = self.op::<()>(SandboxOp::Abandon { upload }).await;
         }
+        // Finished either way: committed, or abandoned as far as the server would let it
+        // (one it refused is removed by the server once it has waited its idle timeout).
+        unfinished.sandbox = None;
         sent
     }
 
@@ -274,6 +281,29 @@ impl RemoteSandbox {
                 result = bounded => result,
             },
             None => bounded.await,
+        }
+    }
+}
+
+/// A large write's staging upload while the write is under way: if the write's future is
+/// dropped first (cancelled, or timed out by its caller), dropping this abandons the upload
+/// from a task of its own, so the server does not keep the staged part until its sweep.
+struct Unfinished {
+    sandbox: Option<RemoteSandbox>,
+    upload: String,
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        let Some(sandbox) = self.sandbox.take() else {
+            return;
+        };
+        // Outside a runtime nothing can be sent; the server's sweep removes it then.
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let upload = std::mem::take(&mut self.upload);
+            runtime.spawn(async move {
+                let _ = sandbox.op::<()>(SandboxOp::Abandon { upload }).await;
+            });
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The background processes of a remote workspace: kept by the control server, which holds a
-//! workspace's process table from its first `start` until the server stops.
+//! workspace's process table while any of its processes runs, and after that until the
+//! session has made no request for the server's `view_idle_timeout`.
 
 use std::sync::Arc;
 

@@ -6,7 +6,8 @@
 //! says which); a refused one answers `422` with an
 //! [`ErrorReply`](crate::executor::wire::ErrorReply) carrying the local sandbox's own message
 //! and kind, so a model reads the same text whichever sandbox its session has. The other
-//! statuses are the execute endpoint's (400, 401, 408, 413, 429, 500).
+//! statuses are the execute endpoint's (400, 401, 408, 413, 429, 500), and `503` when the
+//! server keeps its most workspace views and none can make room.
 //!
 //! File contents travel as base64 in chunks the client cuts to fit the server's body limit:
 //! a large read is a [`SandboxOp::Read`] then [`SandboxOp::ReadRange`]s, a large write is
@@ -229,10 +230,11 @@ pub struct WireExec {
     /// Wall-clock limit in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
-    /// Cap on each captured stream, in bytes.
+    /// Cap on each captured stream, in bytes; the server holds it to its own output cap.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_limit: Option<usize>,
-    /// Resource caps; absent, the server's own.
+    /// Resource caps; absent, the server's own. The server holds each to its own: a request
+    /// may lower a cap, never raise it or lift it (`None`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resources: Option<WireResources>,
 }

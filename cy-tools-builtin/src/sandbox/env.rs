@@ -145,6 +145,13 @@ impl SessionEnv {
         &self.inner.limits
     }
 
+    /// How many of the view's background processes are still running: the control server
+    /// releases a view only when none is.
+    #[cfg(feature = "control-server")]
+    pub(crate) fn running_processes(&self) -> usize {
+        self.inner.processes.running()
+    }
+
     /// A second handle on the view's directory, for blocking work on another thread.
     fn dir(&self) -> Result<Dir, ServiceError> {
         self.inner.dir.try_clone().map_err(|err| {

@@ -169,8 +169,10 @@ pub(crate) fn append_staged(
     offset: u64,
     data: &[u8],
 ) -> Result<(), ServiceError> {
+    // Only the first part makes the file: a late part of a write abandoned meanwhile must
+    // not bring its staging file back.
     let file = dir
-        .open_with(staging, OpenOptions::new().write(true).create(true))
+        .open_with(staging, OpenOptions::new().write(true).create(offset == 0))
         .map_err(|err| io_error(staging, &err))?
         .into_std();
     let len = file

@@ -85,6 +85,12 @@ impl LocalProcessTable {
         &self.confinements
     }
 
+    /// How many of the table's processes are still running.
+    #[cfg(feature = "control-server")]
+    pub(crate) fn running(&self) -> usize {
+        self.table().procs.iter().filter(|p| p.running()).count()
+    }
+
     fn table(&self) -> MutexGuard<'_, Table> {
         self.table.lock().unwrap_or_else(|e| e.into_inner())
     }

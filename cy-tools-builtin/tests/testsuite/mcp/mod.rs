@@ -3,5 +3,6 @@
 //! over streamable HTTP.
 
 mod bad_input;
+mod call_cap;
 mod http;
 mod server;

@@ -6,5 +6,6 @@ pub mod code_session;
 pub mod loopback_server;
 pub mod postgres;
 pub mod process;
+pub mod raw_http;
 pub mod reaper;
 pub mod workspace;
