@@ -80,6 +80,21 @@ impl BaseUrl {
         })
     }
 
+    /// Whether what is sent can be read on the way: plain `http://` to a host other than this
+    /// machine (`localhost`, `127.0.0.0/8`, `::1`). A name that merely resolves to a loopback
+    /// address counts as another host: what it resolves to can change.
+    pub(crate) fn exposed(&self) -> bool {
+        if self.https {
+            return false;
+        }
+        let loopback = self.host.eq_ignore_ascii_case("localhost")
+            || self
+                .host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.to_canonical().is_loopback());
+        !loopback
+    }
+
     /// The base path with `suffix` (which starts with `/`) after it.
     pub(crate) fn path(&self, suffix: &str) -> String {
         format!("{}{suffix}", self.path)
@@ -115,6 +130,18 @@ pub(crate) struct Answer {
     /// Whether the body is an event stream (a server may answer a streaming request whole).
     pub(crate) event_stream: bool,
     body: Incoming,
+    /// Closes the connection with the answer: hyper would otherwise go on reading (and
+    /// dropping) the body of one cut off, for as long as the server sends it.
+    _connection: Connection,
+}
+
+/// The task driving a request's connection, stopped (the socket closed) when dropped.
+struct Connection(tokio::task::JoinHandle<()>);
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl Answer {
@@ -224,7 +251,7 @@ impl Client {
         .map_err(|_| silent())
         .map(|sent| sent.map_err(|err| unreachable(&err)))
         .and_then(|sent| sent);
-        let response = response?;
+        let (response, connection) = response?;
         let retry_after = retry_after(&response);
         let status = response.status();
         let event_stream = response
@@ -237,6 +264,7 @@ impl Client {
             retry_after,
             event_stream,
             body: response.into_body(),
+            _connection: connection,
         })
     }
 
@@ -266,19 +294,20 @@ impl std::fmt::Debug for Client {
 async fn send<S>(
     stream: S,
     request: Request<Full<Bytes>>,
-) -> Result<Response<Incoming>, hyper::Error>
+) -> Result<(Response<Incoming>, Connection), hyper::Error>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    // The connection ends with the response body (or when the answer is dropped).
-    tokio::spawn(async move {
+    // The connection ends with the response body, or when the answer is dropped.
+    let connection = Connection(tokio::spawn(async move {
         if let Err(err) = connection.await {
             tracing::debug!("model API connection ended: {err}");
         }
-    });
-    sender.send_request(request).await
+    }));
+    let response = sender.send_request(request).await?;
+    Ok((response, connection))
 }
 
 /// `Retry-After: <seconds>`, or OpenAI's `retry-after-ms`. The HTTP-date form is not used by
@@ -336,6 +365,20 @@ mod tests {
             (v6.host.as_str(), v6.port, v6.host_header()),
             ("::1", 9, "[::1]:9".to_string())
         );
+        for (url, exposed) in [
+            ("http://127.0.0.1:8080", false),
+            ("http://127.9.9.9", false),
+            ("http://[::1]:9/v1", false),
+            ("http://[::ffff:127.0.0.1]/v1", false),
+            ("http://LocalHost:11434/v1", false),
+            ("https://api.openai.com/v1", false),
+            ("http://10.0.0.5:8000/v1", true),
+            ("http://api.example.com/v1", true),
+            ("http://localhost.example.com/v1", true),
+            ("http://[::2]/v1", true),
+        ] {
+            assert_eq!(BaseUrl::parse(url).unwrap().exposed(), exposed, "{url}");
+        }
         for bad in [
             "ftp://x",
             "http://",
