@@ -59,16 +59,24 @@ impl BaseUrl {
                 "has no host (or has credentials in it, which are not supported)",
             ));
         }
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((host, port)) if !host.ends_with(']') || authority.starts_with('[') => {
-                let port = port
-                    .parse::<u16>()
-                    .map_err(|_| bad("has an invalid port"))?;
-                (host, port)
+        let default_port = if https { 443 } else { 80 };
+        let port = |text: &str| text.parse::<u16>().map_err(|_| bad("has an invalid port"));
+        // An IPv6 address is in brackets, its port (if any) after them.
+        let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+            match rest.split_once(']') {
+                Some((host, "")) => (host, default_port),
+                Some((host, after)) => match after.strip_prefix(':') {
+                    Some(text) => (host, port(text)?),
+                    None => return Err(bad("has an invalid port")),
+                },
+                None => return Err(bad("has an unclosed `[`")),
             }
-            _ => (authority, if https { 443 } else { 80 }),
+        } else {
+            match authority.rsplit_once(':') {
+                Some((host, text)) => (host, port(text)?),
+                None => (authority, default_port),
+            }
         };
-        let host = host.trim_start_matches('[').trim_end_matches(']');
         if path.contains(['?', '#']) {
             return Err(bad("has a query or fragment"));
         }
@@ -129,19 +137,8 @@ pub(crate) struct Answer {
     pub(crate) retry_after: Option<Duration>,
     /// Whether the body is an event stream (a server may answer a streaming request whole).
     pub(crate) event_stream: bool,
+    /// Dropped, it closes the connection, so an answer cut off is not read on.
     body: Incoming,
-    /// Closes the connection with the answer: hyper would otherwise go on reading (and
-    /// dropping) the body of one cut off, for as long as the server sends it.
-    _connection: Connection,
-}
-
-/// The task driving a request's connection, stopped (the socket closed) when dropped.
-struct Connection(tokio::task::JoinHandle<()>);
-
-impl Drop for Connection {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 impl Answer {
@@ -251,7 +248,7 @@ impl Client {
         .map_err(|_| silent())
         .map(|sent| sent.map_err(|err| unreachable(&err)))
         .and_then(|sent| sent);
-        let (response, connection) = response?;
+        let response = response?;
         let retry_after = retry_after(&response);
         let status = response.status();
         let event_stream = response
@@ -264,7 +261,6 @@ impl Client {
             retry_after,
             event_stream,
             body: response.into_body(),
-            _connection: connection,
         })
     }
 
@@ -294,20 +290,19 @@ impl std::fmt::Debug for Client {
 async fn send<S>(
     stream: S,
     request: Request<Full<Bytes>>,
-) -> Result<(Response<Incoming>, Connection), hyper::Error>
+) -> Result<Response<Incoming>, hyper::Error>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sender, connection) =
         hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    // The connection ends with the response body, or when the answer is dropped.
-    let connection = Connection(tokio::spawn(async move {
+    // The connection ends with the response body (or when the answer is dropped).
+    tokio::spawn(async move {
         if let Err(err) = connection.await {
             tracing::debug!("model API connection ended: {err}");
         }
-    }));
-    let response = sender.send_request(request).await?;
-    Ok((response, connection))
+    });
+    sender.send_request(request).await
 }
 
 /// `Retry-After: <seconds>`, or OpenAI's `retry-after-ms`. The HTTP-date form is not used by
@@ -365,6 +360,8 @@ mod tests {
             (v6.host.as_str(), v6.port, v6.host_header()),
             ("::1", 9, "[::1]:9".to_string())
         );
+        let v6 = BaseUrl::parse("https://[::1]/v1").unwrap();
+        assert_eq!((v6.host.as_str(), v6.port), ("::1", 443));
         for (url, exposed) in [
             ("http://127.0.0.1:8080", false),
             ("http://127.9.9.9", false),
@@ -385,6 +382,8 @@ mod tests {
             "http://h:port",
             "https://u:p@h/v1",
             "http://h/v1?x=1",
+            "http://[::1/v1",
+            "http://[::1]x/v1",
         ] {
             let err = BaseUrl::parse(bad).unwrap_err().to_string();
             assert!(err.starts_with(&format!("base URL `{bad}`")), "{err}");

@@ -176,8 +176,9 @@ async fn an_endless_stream_of_text_or_arguments_stops_at_the_token_budget() {
         assert!(ended - started < Duration::from_secs(3), "{piece}");
         let sent = hung_up_by(&api, ended).await;
         // What the server got out before it saw the connection closed: the pieces read, and
-        // what the kernel's buffers held, nowhere near the GBs of an unbounded read.
-        assert!(sent < 8 << 20, "{sent} bytes sent: {piece}");
+        // what the kernel's buffers held (up to a few MB each way on loopback), nowhere near
+        // the GBs of an unbounded read.
+        assert!(sent < 64 << 20, "{sent} bytes sent: {piece}");
     }
 }
 
@@ -236,7 +237,7 @@ async fn an_endless_answer_stops_at_the_byte_budget_streamed_or_not() {
             "streamed: {stream}"
         );
         let sent = hung_up_by(&api, ended).await;
-        assert!(sent < 8 << 20, "{sent} bytes sent (streamed: {stream})");
+        assert!(sent < 64 << 20, "{sent} bytes sent (streamed: {stream})");
     }
 }
 
