@@ -210,3 +210,47 @@ fn the_official_api_without_its_key_is_a_usage_error() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn an_endless_stream_under_a_token_budget_stops_at_once_without_a_timeout() {
+    let piece = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":null}]}\n\n";
+    let api = FakeApi::start(vec![Reply::endless_stream("", piece)]);
+    let dir = workspace();
+    let started = std::time::Instant::now();
+    let output = agent(dir.path(), &api, &["--max-tokens", "100", "write forever"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("stopped: the token budget (100) was used up (101 tokens)"),
+        "{stderr}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // 101 one-token pieces were shown, and no more.
+    assert_eq!(text(&output.stdout).trim_end(), "a".repeat(101));
+}
+
+#[test]
+fn settings_that_would_run_nothing_are_refused() {
+    let api = FakeApi::start(Vec::new());
+    let dir = workspace();
+    for (flag, says) in [
+        (
+            "--max-parallel-calls",
+            "--max-parallel-calls 0 would run no tool call",
+        ),
+        (
+            "--max-turn-bytes",
+            "--max-turn-bytes 0 would cut off every answer",
+        ),
+    ] {
+        let output = agent(dir.path(), &api, &[flag, "0", "hi"]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+    assert!(api.requests().is_empty());
+}

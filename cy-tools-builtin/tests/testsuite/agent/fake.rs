@@ -229,9 +229,12 @@ fn serve(
         }) => {
             let _ = write!(
                 out,
-                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n{:x}\r\n{head}\r\n",
-                head.len()
+                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
             );
+            // An empty chunk would end the body.
+            if !head.is_empty() {
+                let _ = write!(out, "{:x}\r\n{head}\r\n", head.len());
+            }
             let chunk = format!("{:x}\r\n{piece}\r\n", piece.len());
             let started = Instant::now();
             let mut sent = head.len() as u64;
