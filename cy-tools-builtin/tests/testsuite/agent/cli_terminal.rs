@@ -268,3 +268,52 @@ fn the_key_is_refused_over_plain_http_to_another_machine_naming_the_flag() {
     );
     assert!(started.elapsed() < Duration::from_secs(5));
 }
+
+#[test]
+fn the_calls_a_stored_code_mode_sessions_code_makes_are_asked_about_too() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("s.json"),
+        r#"{"session_id": "s-code", "workspace": "w", "code_mode": true}"#,
+    )
+    .unwrap();
+    // The session is stored in code mode first (`agent` creates plain sessions).
+    let created = Command::new(env!("CARGO_BIN_EXE_cy-tools"))
+        .current_dir(dir.path())
+        .args(["call", "list_directory", "{}", "--spec", "s.json"])
+        .args(["--store", "store"])
+        .env_remove("CY_TOOLS_STORE")
+        .output()
+        .unwrap();
+    assert!(created.status.success(), "{}", text(&created.stderr));
+    let code = "import cy_sdk\ntry:\n    cy_sdk.tools.write_file('a.txt', content='hi')\nexcept cy_sdk.ToolError as err:\n    print('refused:', err)";
+    let api = FakeApi::start(call_then_answer(
+        "execute_code",
+        json!({ "code": code }),
+        "I tried.",
+    ));
+    let args = agent_args(
+        &api,
+        &[
+            "--spec",
+            "s.json",
+            "--store",
+            "store",
+            "--approve",
+            "destructive",
+            "write",
+        ],
+    );
+    // `execute_code` approved, the `write_file` its code makes declined.
+    let output = at_terminal(dir.path(), &args, "y\nn\n");
+    let seen = text(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{seen:?}");
+    assert!(seen.contains("Allow `execute_code`"), "{seen:?}");
+    assert!(seen.contains("Allow `write_file`"), "{seen:?}");
+    assert!(!dir.path().join("w/a.txt").exists());
+    let told = tool_message(&api);
+    assert!(
+        told.contains("refused: the call to `write_file` was not run: terminal user `"),
+        "{told}"
+    );
+}
