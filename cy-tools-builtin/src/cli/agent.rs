@@ -22,7 +22,7 @@ use super::runtime::{CommandRuntime, Outcome};
 use super::session::{self, SessionArgs, registry};
 use crate::agent::{
     Agent, AgentConfig, AgentRun, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TURN_BYTES, Ending,
-    default_key_var,
+    ModelRunner, default_key_var,
 };
 use crate::session::LocalSessionFactory;
 use crate::store::StoreLocation;
@@ -103,7 +103,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let asked = session::asked(&args.session)?;
     let agent = Agent::new(config).map_err(|err| CliError::new(err.to_string()))?;
     let runtime = CommandRuntime::new()?;
-    let session = open_session(&args, asked, profiles, &runtime)?;
+    let session = open_session(&args, asked, profiles, agent.config(), &runtime)?;
     let cancel = CancellationToken::new();
     let terminal = Arc::new(Terminal::detect());
     let work = {
@@ -243,6 +243,7 @@ fn open_session(
     args: &Args,
     asked: session::Asked,
     profiles: Vec<SubagentProfile>,
+    config: &AgentConfig,
     runtime: &CommandRuntime,
 ) -> Result<Session, CliError> {
     let fail = |err: cy_tools::ServiceError| CliError::new(err.to_string());
@@ -254,6 +255,11 @@ fn open_session(
     };
     let registry = Arc::new(registry()?);
     let limits = args.session.limits.exec_limits();
+    let runner = Arc::new(
+        ModelRunner::from_env()
+            .with_turn_limits(&config.limits)
+            .allow_http_key(config.allow_http_key),
+    );
     runtime.work()?.block_on(async move {
         let mut factory = match location {
             Some(location) => LocalSessionFactory::open(location, &asked.tenant)
@@ -267,7 +273,9 @@ fn open_session(
         }
         .with_exec_limits(limits)
         // On the factory, so the code of a code-mode session and the subagents ask too.
-        .with_approver(agent_terminal::approver());
+        .with_approver(agent_terminal::approver())
+        // Subagents' turns bounded as this run's are.
+        .with_runner(runner);
         if let Some(approve) = asked.approve {
             tracing::info!(%approve, "approval policy");
             factory = factory.with_approval_policy(approve);
