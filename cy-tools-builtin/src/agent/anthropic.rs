@@ -288,6 +288,15 @@ impl StreamReader for Stream {
                         text(piece);
                         self.reply.text.push_str(piece);
                     }
+                    // Thinking is not kept, but written (and billed) all the same.
+                    Some("thinking_delta") => {
+                        if let Some(piece) = delta
+                            .and_then(|d| d.get("thinking"))
+                            .and_then(Value::as_str)
+                        {
+                            self.written.add(piece);
+                        }
+                    }
                     Some("input_json_delta") => {
                         let piece = delta
                             .and_then(|d| d.get("partial_json"))

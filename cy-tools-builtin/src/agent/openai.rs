@@ -227,6 +227,13 @@ impl StreamReader for Stream {
             text(piece);
             self.reply.text.push_str(piece);
         }
+        // What the loop does not keep is still written (and billed): compatible servers stream
+        // a reasoning model's thinking so, and OpenAI a refusal.
+        for field in ["reasoning_content", "reasoning", "refusal"] {
+            if let Some(piece) = delta.get(field).and_then(Value::as_str) {
+                self.written.add(piece);
+            }
+        }
         for piece in delta
             .get("tool_calls")
             .and_then(Value::as_array)

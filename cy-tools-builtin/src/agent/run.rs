@@ -74,7 +74,7 @@ impl std::fmt::Display for LimitReached {
             ),
             LimitReached::AnswerBytes { received, budget } => write!(
                 f,
-                "an answer passed the byte budget of one turn ({budget} bytes) and was cut off after {received}; check that the server ends its answers, or allow more bytes per turn"
+                "an answer passed the byte budget of one turn ({budget} bytes) and was cut off, {received} bytes in; check that the server ends its answers, or allow more bytes per turn"
             ),
             LimitReached::Cancelled => f.write_str("the run was cancelled"),
         }
@@ -315,9 +315,9 @@ impl Agent {
         }
     }
 
-    /// How a turn cut off at `overrun` ends the run. The tokens it wrote (counted low, see
-    /// [`Written::tokens`](super::turn_budget::Written::tokens)) are used and recorded: the
-    /// provider bills them whether or not the answer was read to its end.
+    /// How a turn cut off at `overrun` ends the run. One cut off for its tokens has used what
+    /// it wrote (counted low, see [`Written::tokens`](super::turn_budget::Written::tokens)),
+    /// which is recorded: the provider bills it whether or not the answer was read to its end.
     async fn stopped(
         &self,
         session: &Session,

@@ -2,7 +2,8 @@
 //! counted as they arrive. A server that streams without end is cut off at the first limit
 //! passed, not when it stops, which it may never do.
 
-/// What a streamed answer has written so far: its pieces of text and of tool-call arguments.
+/// What a streamed answer has written so far: its pieces of text, of thinking and of
+/// tool-call arguments.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Written {
     pieces: u64,

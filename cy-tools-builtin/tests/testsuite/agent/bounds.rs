@@ -139,15 +139,19 @@ const OPENAI_TEXT: &str =
 const OPENAI_ARGS: &str = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"read_file\",\"arguments\":\"a\"}}]},\"finish_reason\":null}]}\n\n";
 const ANTHROPIC_HEAD: &str = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"claude-fake\",\"usage\":{\"input_tokens\":0,\"output_tokens\":1}}}\n\nevent: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"read_file\",\"input\":{}}}\n\n";
 const ANTHROPIC_ARGS: &str = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"a\"}}\n\n";
+const OPENAI_REASONING: &str = "data: {\"choices\":[{\"index\":0,\"delta\":{\"reasoning_content\":\"a\"},\"finish_reason\":null}]}\n\n";
+const ANTHROPIC_THINKING: &str = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":2,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"a\"}}\n\n";
 const ANTHROPIC_TEXT: &str = "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\"}}\n\n";
 
 #[tokio::test]
-async fn an_endless_stream_of_text_or_arguments_stops_at_the_token_budget() {
+async fn an_endless_stream_of_text_arguments_or_thinking_stops_at_the_token_budget() {
     let cases = [
         (OPENAI, OPENAI_HEAD, OPENAI_TEXT),
         (OPENAI, OPENAI_HEAD, OPENAI_ARGS),
+        (OPENAI, OPENAI_HEAD, OPENAI_REASONING),
         (ANTHROPIC, ANTHROPIC_HEAD, ANTHROPIC_ARGS),
         (ANTHROPIC, ANTHROPIC_HEAD, ANTHROPIC_TEXT),
+        (ANTHROPIC, ANTHROPIC_HEAD, ANTHROPIC_THINKING),
     ];
     for (provider, head, piece) in cases {
         let api = FakeApi::start(vec![Reply::endless_stream(head, piece)]);
