@@ -57,7 +57,7 @@ pub(crate) trait StreamReader: Send {
     /// ends the answer.
     fn event(&mut self, event: &Event, text: &mut dyn FnMut(&str)) -> Result<bool, AgentError>;
 
-    /// What the answer has written so far (text and tool-call arguments), for the turn's
+    /// What the answer has written so far (text, thinking, tool-call arguments), for the turn's
     /// budget.
     fn written(&self) -> Written;
 
