@@ -17,6 +17,7 @@ use super::error::AgentError;
 use super::provider::{Provider, RequestParts, StreamReader, malformed};
 use super::sse::Event;
 use super::transcript::{Message, ModelCall, Reply, Usage, result_text};
+use super::turn_budget::Written;
 
 /// The version of the Messages API the requests are written for.
 const API_VERSION: &str = "2023-06-01";
@@ -224,6 +225,7 @@ struct Stream {
     reply: Reply,
     /// `tool_use` blocks by their index: id, name, input JSON text so far.
     calls: BTreeMap<u64, (String, String, String)>,
+    written: Written,
 }
 
 impl StreamReader for Stream {
@@ -267,6 +269,7 @@ impl StreamReader for Stream {
                             .and_then(|b| b.get("text"))
                             .and_then(Value::as_str)
                             .unwrap_or_default();
+                        self.written.add(start);
                         text(start);
                         self.reply.text.push_str(start);
                     }
@@ -281,17 +284,28 @@ impl StreamReader for Stream {
                             .and_then(|d| d.get("text"))
                             .and_then(Value::as_str)
                             .unwrap_or_default();
+                        self.written.add(piece);
                         text(piece);
                         self.reply.text.push_str(piece);
                     }
+                    // Thinking is not kept, but written (and billed) all the same.
+                    Some("thinking_delta") => {
+                        if let Some(piece) = delta
+                            .and_then(|d| d.get("thinking"))
+                            .and_then(Value::as_str)
+                        {
+                            self.written.add(piece);
+                        }
+                    }
                     Some("input_json_delta") => {
+                        let piece = delta
+                            .and_then(|d| d.get("partial_json"))
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        // Counted even for a block never started: the server wrote it.
+                        self.written.add(piece);
                         if let Some(call) = self.calls.get_mut(&index) {
-                            call.2.push_str(
-                                delta
-                                    .and_then(|d| d.get("partial_json"))
-                                    .and_then(Value::as_str)
-                                    .unwrap_or_default(),
-                            );
+                            call.2.push_str(piece);
                         }
                     }
                     _ => {}
@@ -318,6 +332,10 @@ impl StreamReader for Stream {
             _ => {}
         }
         Ok(false)
+    }
+
+    fn written(&self) -> Written {
+        self.written
     }
 
     fn finish(self: Box<Self>) -> Result<Reply, AgentError> {

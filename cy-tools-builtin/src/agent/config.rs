@@ -12,15 +12,31 @@ pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
 /// Anthropic's own API.
 pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com";
 
+/// How many of a turn's tool calls run at once unless told otherwise: a model asking for
+/// hundreds in one turn gets them four at a time, each with its own commands and processes.
+pub const DEFAULT_MAX_PARALLEL_CALLS: usize = 4;
+
+/// The most one answer may send unless told otherwise: 16 MiB. A streamed token costs about
+/// 200 bytes of event framing, so this holds some 80,000 tokens, more than any model writes in
+/// one answer; it bounds a server that streams without end.
+pub const DEFAULT_MAX_TURN_BYTES: u64 = 16 << 20;
+
 /// The limits of one run: it ends at the first one reached.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AgentLimits {
     /// Model requests the run may make.
     pub max_turns: u32,
-    /// Tokens (input and output, every turn) the run may use; none when `None`.
+    /// Tokens (input and output, every turn) the run may use; none when `None`. Counted as an
+    /// answer streams too, so a server writing past what a turn may use is cut off at once.
     pub max_tokens: Option<u64>,
     /// Wall-clock time of the whole run; none when `None`.
     pub timeout: Option<Duration>,
+    /// How many of one turn's tool calls run at once; the others wait for a free place (0 is
+    /// taken as 1).
+    pub max_parallel_calls: usize,
+    /// The bytes one answer may send (its body as received, event framing included); the run
+    /// ends when a turn passes it.
+    pub max_turn_bytes: u64,
 }
 
 impl Default for AgentLimits {
@@ -29,6 +45,8 @@ impl Default for AgentLimits {
             max_turns: 20,
             max_tokens: None,
             timeout: None,
+            max_parallel_calls: DEFAULT_MAX_PARALLEL_CALLS,
+            max_turn_bytes: DEFAULT_MAX_TURN_BYTES,
         }
     }
 }
@@ -69,6 +87,9 @@ pub struct AgentConfig {
     pub limits: AgentLimits,
     /// How 429 and 5xx answers are retried.
     pub retry: RetryPolicy,
+    /// Send the API key over plain `http://` to a host that is not this machine (anybody on
+    /// the way can read it); off by default, when such a run is refused.
+    pub allow_http_key: bool,
 }
 
 impl AgentConfig {
@@ -85,6 +106,7 @@ impl AgentConfig {
             max_output_tokens: 4096,
             limits: AgentLimits::default(),
             retry: RetryPolicy::default(),
+            allow_http_key: false,
         }
     }
 
@@ -163,6 +185,7 @@ impl std::fmt::Debug for AgentConfig {
             .field("strict", &self.strict)
             .field("stream", &self.stream)
             .field("limits", &self.limits)
+            .field("allow_http_key", &self.allow_http_key)
             .finish_non_exhaustive()
     }
 }

@@ -1,6 +1,7 @@
 //! One request to the model API and its answer, with the retries: 429 and 5xx (and Anthropic's
 //! 529, overloaded) are tried again after the server's `Retry-After`, or after a backoff that
-//! doubles from the configured base; any other status is the run's error.
+//! doubles from the configured base; any other status is the run's error. The answer is read
+//! within the turn's [`TurnBudget`], and cut off as soon as it passes it.
 
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use super::http::{BaseUrl, Client};
 use super::provider::Provider;
 use super::sse::Decoder;
 use super::transcript::Reply;
+use super::turn_budget::{Overrun, TurnBudget};
 
 /// The longest a retry waits, whatever `Retry-After` says: a longer wait is the run's error.
 const MAX_RETRY_WAIT: Duration = Duration::from_secs(120);
@@ -44,14 +46,24 @@ pub(crate) struct Target<'a> {
     pub(crate) strict: bool,
 }
 
-/// Sends `body` and reads the answer; when streaming, text goes to `text` as it arrives.
+/// What came of one request.
+pub(crate) enum Answered {
+    /// The whole answer.
+    Reply(Reply),
+    /// The answer passed its budget and was cut off (its connection closed) there.
+    Stopped(Overrun),
+}
+
+/// Sends `body` and reads the answer within `budget`; when streaming, text goes to `text` as
+/// it arrives.
 pub(crate) async fn exchange(
     provider: &dyn Provider,
     target: &Target<'_>,
     body: &Value,
     stream: bool,
+    budget: TurnBudget,
     text: &mut (dyn FnMut(&str) + Send),
-) -> Result<Reply, AgentError> {
+) -> Result<Answered, AgentError> {
     let bytes = serde_json::to_vec(body)
         .map_err(|err| AgentError::usage(format!("cannot encode the request: {err}")))?;
     let path = target.base.path(provider.endpoint());
@@ -114,7 +126,13 @@ pub(crate) async fn exchange(
         attempt += 1;
     };
     if !stream || !answer.event_stream {
-        let body = answer.bytes().await?;
+        let mut body = Vec::new();
+        while let Some(chunk) = answer.next_chunk().await? {
+            if let Err(overrun) = budget.bytes((body.len() + chunk.len()) as u64) {
+                return Ok(Answered::Stopped(overrun));
+            }
+            body.extend_from_slice(&chunk);
+        }
         let value: Value = serde_json::from_slice(&body).map_err(|err| {
             AgentError::provider(format!(
                 "the {} API answered with a body that is not JSON ({err}); check that the base URL serves the {} format",
@@ -126,13 +144,24 @@ pub(crate) async fn exchange(
         if stream {
             text(&reply.text);
         }
-        return Ok(reply);
+        return Ok(Answered::Reply(reply));
     }
     let mut reader = provider.stream();
     let mut decoder = Decoder::default();
+    let mut received = 0u64;
+    // Checked before each piece is decoded and after each event: a line without end, or an
+    // endless run of events, is cut off within one piece of the limit.
     'read: while let Some(chunk) = answer.next_chunk().await? {
+        received += chunk.len() as u64;
+        if let Err(overrun) = budget.bytes(received) {
+            return Ok(Answered::Stopped(overrun));
+        }
         for event in decoder.feed(&chunk) {
-            if reader.event(&event, text)? {
+            let ended = reader.event(&event, text)?;
+            if let Err(overrun) = budget.written(reader.written()) {
+                return Ok(Answered::Stopped(overrun));
+            }
+            if ended {
                 break 'read;
             }
         }
@@ -140,5 +169,5 @@ pub(crate) async fn exchange(
     if let Some(event) = decoder.finish() {
         reader.event(&event, text)?;
     }
-    reader.finish()
+    reader.finish().map(Answered::Reply)
 }

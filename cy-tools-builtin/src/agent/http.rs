@@ -59,16 +59,24 @@ impl BaseUrl {
                 "has no host (or has credentials in it, which are not supported)",
             ));
         }
-        let (host, port) = match authority.rsplit_once(':') {
-            Some((host, port)) if !host.ends_with(']') || authority.starts_with('[') => {
-                let port = port
-                    .parse::<u16>()
-                    .map_err(|_| bad("has an invalid port"))?;
-                (host, port)
+        let default_port = if https { 443 } else { 80 };
+        let port = |text: &str| text.parse::<u16>().map_err(|_| bad("has an invalid port"));
+        // An IPv6 address is in brackets, its port (if any) after them.
+        let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+            match rest.split_once(']') {
+                Some((host, "")) => (host, default_port),
+                Some((host, after)) => match after.strip_prefix(':') {
+                    Some(text) => (host, port(text)?),
+                    None => return Err(bad("has an invalid port")),
+                },
+                None => return Err(bad("has an unclosed `[`")),
             }
-            _ => (authority, if https { 443 } else { 80 }),
+        } else {
+            match authority.rsplit_once(':') {
+                Some((host, text)) => (host, port(text)?),
+                None => (authority, default_port),
+            }
         };
-        let host = host.trim_start_matches('[').trim_end_matches(']');
         if path.contains(['?', '#']) {
             return Err(bad("has a query or fragment"));
         }
@@ -78,6 +86,21 @@ impl BaseUrl {
             port,
             path: path.trim_end_matches('/').to_string(),
         })
+    }
+
+    /// Whether what is sent can be read on the way: plain `http://` to a host other than this
+    /// machine (`localhost`, `127.0.0.0/8`, `::1`). A name that merely resolves to a loopback
+    /// address counts as another host: what it resolves to can change.
+    pub(crate) fn exposed(&self) -> bool {
+        if self.https {
+            return false;
+        }
+        let loopback = self.host.eq_ignore_ascii_case("localhost")
+            || self
+                .host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.to_canonical().is_loopback());
+        !loopback
     }
 
     /// The base path with `suffix` (which starts with `/`) after it.
@@ -114,6 +137,7 @@ pub(crate) struct Answer {
     pub(crate) retry_after: Option<Duration>,
     /// Whether the body is an event stream (a server may answer a streaming request whole).
     pub(crate) event_stream: bool,
+    /// Dropped, it closes the connection, so an answer cut off is not read on.
     body: Incoming,
 }
 
@@ -336,12 +360,30 @@ mod tests {
             (v6.host.as_str(), v6.port, v6.host_header()),
             ("::1", 9, "[::1]:9".to_string())
         );
+        let v6 = BaseUrl::parse("https://[::1]/v1").unwrap();
+        assert_eq!((v6.host.as_str(), v6.port), ("::1", 443));
+        for (url, exposed) in [
+            ("http://127.0.0.1:8080", false),
+            ("http://127.9.9.9", false),
+            ("http://[::1]:9/v1", false),
+            ("http://[::ffff:127.0.0.1]/v1", false),
+            ("http://LocalHost:11434/v1", false),
+            ("https://api.openai.com/v1", false),
+            ("http://10.0.0.5:8000/v1", true),
+            ("http://api.example.com/v1", true),
+            ("http://localhost.example.com/v1", true),
+            ("http://[::2]/v1", true),
+        ] {
+            assert_eq!(BaseUrl::parse(url).unwrap().exposed(), exposed, "{url}");
+        }
         for bad in [
             "ftp://x",
             "http://",
             "http://h:port",
             "https://u:p@h/v1",
             "http://h/v1?x=1",
+            "http://[::1/v1",
+            "http://[::1]x/v1",
         ] {
             let err = BaseUrl::parse(bad).unwrap_err().to_string();
             assert!(err.starts_with(&format!("base URL `{bad}`")), "{err}");

@@ -4,11 +4,14 @@
 //!
 //! * [`Agent`]: runs a task in a [`Session`](cy_tools::Session) until the model answers, a
 //!   turn, token or time limit is reached, or the run is cancelled. Tools are declared in the
-//!   provider's dialect (strict where [`AgentConfig::strict_tools`] says); all of a turn's calls
-//!   run at once, each through the session, so it is validated and logged; arguments that are
-//!   not JSON go back to the model as an error result; 429 and 5xx answers are retried after
-//!   `Retry-After` or a doubling backoff; each turn's token usage is recorded in the execution
-//!   log ([`UsageEntry`](cy_tools::UsageEntry)).
+//!   provider's dialect (strict where [`AgentConfig::strict_tools`] says); a turn's calls run
+//!   side by side, at most [`AgentLimits::max_parallel_calls`] at once, each through the
+//!   session, so it is validated and logged; arguments that are not JSON go back to the model
+//!   as an error result; 429 and 5xx answers are retried after `Retry-After` or a doubling
+//!   backoff; an answer is cut off as soon as it passes [`AgentLimits::max_turn_bytes`] or
+//!   (counted as it streams) the tokens it may write; each turn's token usage is recorded in
+//!   the execution log ([`UsageEntry`](cy_tools::UsageEntry)). The key is never sent over
+//!   plain `http://` to another machine unless [`AgentConfig::allow_http_key`] says so.
 //! * [`ModelRunner`]: the [`SubagentRunner`](crate::session::SubagentRunner) that runs
 //!   `delegate`'s and `workflow`'s subagents with the model their profile names.
 //! * `cy-tools agent` (with feature `cli`): the same loop from the command line.
@@ -29,10 +32,11 @@ mod run;
 mod runner;
 mod sse;
 mod transcript;
+mod turn_budget;
 
 pub use config::{
-    ANTHROPIC_BASE_URL, AgentConfig, AgentLimits, OPENAI_BASE_URL, default_base_url,
-    default_key_var,
+    ANTHROPIC_BASE_URL, AgentConfig, AgentLimits, DEFAULT_MAX_PARALLEL_CALLS,
+    DEFAULT_MAX_TURN_BYTES, OPENAI_BASE_URL, default_base_url, default_key_var,
 };
 pub use error::{AgentError, AgentErrorKind};
 pub use events::{AgentEvents, Quiet};

@@ -16,6 +16,7 @@ use super::error::AgentError;
 use super::provider::{Provider, RequestParts, StreamReader, malformed};
 use super::sse::Event;
 use super::transcript::{Message, ModelCall, Reply, Usage, result_text};
+use super::turn_budget::Written;
 
 /// The OpenAI Chat Completions format.
 #[derive(Debug, Default)]
@@ -187,6 +188,7 @@ struct Stream {
     reply: Reply,
     /// The calls by their `index`, as their pieces arrive: id, name, arguments text.
     calls: BTreeMap<u64, (String, String, String)>,
+    written: Written,
 }
 
 impl StreamReader for Stream {
@@ -221,8 +223,16 @@ impl StreamReader for Stream {
             return Ok(false);
         };
         if let Some(piece) = delta.get("content").and_then(Value::as_str) {
+            self.written.add(piece);
             text(piece);
             self.reply.text.push_str(piece);
+        }
+        // What the loop does not keep is still written (and billed): compatible servers stream
+        // a reasoning model's thinking so, and OpenAI a refusal.
+        for field in ["reasoning_content", "reasoning", "refusal"] {
+            if let Some(piece) = delta.get(field).and_then(Value::as_str) {
+                self.written.add(piece);
+            }
         }
         for piece in delta
             .get("tool_calls")
@@ -239,10 +249,15 @@ impl StreamReader for Stream {
                 call.1.push_str(name);
             }
             if let Some(arguments) = piece.pointer("/function/arguments").and_then(Value::as_str) {
+                self.written.add(arguments);
                 call.2.push_str(arguments);
             }
         }
         Ok(false)
+    }
+
+    fn written(&self) -> Written {
+        self.written
     }
 
     fn finish(self: Box<Self>) -> Result<Reply, AgentError> {

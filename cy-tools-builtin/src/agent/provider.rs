@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::error::AgentError;
 use super::sse::Event;
 use super::transcript::{Message, Reply};
+use super::turn_budget::Written;
 
 /// What one request holds, whatever the wire format.
 pub(crate) struct RequestParts<'a> {
@@ -55,6 +56,10 @@ pub(crate) trait StreamReader: Send {
     /// Takes one event; text the model wrote goes to `text` as it comes. `true` when the event
     /// ends the answer.
     fn event(&mut self, event: &Event, text: &mut dyn FnMut(&str)) -> Result<bool, AgentError>;
+
+    /// What the answer has written so far (text, thinking, tool-call arguments), for the turn's
+    /// budget.
+    fn written(&self) -> Written;
 
     /// The answer, once the stream has ended.
     fn finish(self: Box<Self>) -> Result<Reply, AgentError>;

@@ -1,6 +1,7 @@
-//! `Agent`: the model loop. Ask the model, run the tools it calls (all of a turn's calls at
-//! once, each through the session so it is validated and logged), send the results back, until
-//! it answers without calling a tool or a limit ends the run.
+//! `Agent`: the model loop. Ask the model, run the tools it calls (a turn's calls side by side,
+//! up to [`AgentLimits::max_parallel_calls`](super::AgentLimits::max_parallel_calls) at once,
+//! each through the session so it is validated and logged), send the results back, until it
+//! answers without calling a tool or a limit ends the run.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -13,11 +14,12 @@ use super::anthropic::Anthropic;
 use super::config::AgentConfig;
 use super::error::AgentError;
 use super::events::AgentEvents;
-use super::exchange::{Target, exchange};
+use super::exchange::{Answered, Target, exchange};
 use super::http::{BaseUrl, Client};
 use super::openai::OpenAi;
 use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nulls};
 use super::transcript::{Message, ModelCall, Usage};
+use super::turn_budget::{Overrun, TurnBudget};
 
 /// How a run ended, when it did not fail.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -42,6 +44,14 @@ pub enum LimitReached {
     },
     /// The run's time was up.
     Time(Duration),
+    /// An answer passed the byte budget of one turn
+    /// ([`AgentLimits::max_turn_bytes`](super::AgentLimits::max_turn_bytes)) and was cut off.
+    AnswerBytes {
+        /// Bytes received when it was cut off.
+        received: u64,
+        /// The budget.
+        budget: u64,
+    },
     /// The run was cancelled.
     Cancelled,
 }
@@ -61,6 +71,10 @@ impl std::fmt::Display for LimitReached {
                 f,
                 "the time limit ({} s) was reached before a final answer; give a smaller task, or more time",
                 limit.as_secs_f64()
+            ),
+            LimitReached::AnswerBytes { received, budget } => write!(
+                f,
+                "an answer passed the byte budget of one turn ({budget} bytes) and was cut off, {received} bytes in; check that the server ends its answers, or allow more bytes per turn"
             ),
             LimitReached::Cancelled => f.write_str("the run was cancelled"),
         }
@@ -105,9 +119,16 @@ impl Agent {
     /// A loop with `config`.
     ///
     /// # Errors
-    /// The base URL is not an `http://` or `https://` URL.
+    /// The base URL is not an `http://` or `https://` URL, or it is plain `http://` to another
+    /// machine and there is a key to send, which
+    /// [`allow_http_key`](AgentConfig::allow_http_key) does not allow.
     pub fn new(config: AgentConfig) -> Result<Agent, AgentError> {
         let base = BaseUrl::parse(&config.base_url)?;
+        if config.api_key.is_some() && base.exposed() && !config.allow_http_key {
+            return Err(AgentError::usage(format!(
+                "base URL `{base}` is plain http:// to another machine, so the API key would cross the network unencrypted; use an https:// base URL, or allow it with `--allow-http-key` (`AgentConfig::allow_http_key` in the library)"
+            )));
+        }
         let provider: Box<dyn Provider> = match config.provider {
             cy_tools::ModelProvider::OpenAi => Box::new(OpenAi),
             cy_tools::ModelProvider::Anthropic => Box::new(Anthropic),
@@ -221,21 +242,27 @@ impl Agent {
                 None => u64::MAX,
             };
             *turns += 1;
+            let max_tokens = self.config.max_output_tokens.min(remaining).max(1);
             let body = self.provider.request(&RequestParts {
                 model: &self.config.model,
                 system: self.config.system.as_deref(),
                 messages: &messages,
                 tools: &declared.tools,
-                max_tokens: self.config.max_output_tokens.min(remaining).max(1),
+                max_tokens,
                 stream: self.config.stream,
                 official: self.config.is_official(),
             });
+            let budget = TurnBudget {
+                bytes: limits.max_turn_bytes,
+                tokens: max_tokens,
+            };
             let mut streamed = false;
-            let reply = exchange(
+            let answered = exchange(
                 self.provider.as_ref(),
                 &target,
                 &body,
                 self.config.stream,
+                budget,
                 &mut |piece: &str| {
                     streamed = true;
                     if !piece.is_empty() {
@@ -244,6 +271,12 @@ impl Agent {
                 },
             )
             .await?;
+            let reply = match answered {
+                Answered::Reply(reply) => reply,
+                Answered::Stopped(overrun) => {
+                    return self.stopped(session, *turns, usage, overrun).await;
+                }
+            };
             if !streamed && !reply.text.is_empty() {
                 events.text(&reply.text);
             }
@@ -265,12 +298,66 @@ impl Agent {
                 }
                 return Ok(Ending::Answer(reply.text));
             }
-            let results = run_calls(session, &reply.calls, &declared.strict, cancel, events).await;
+            let results = run_calls(
+                session,
+                &reply.calls,
+                &declared.strict,
+                limits.max_parallel_calls,
+                cancel,
+                events,
+            )
+            .await;
             messages.push(Message::Assistant {
                 text: reply.text,
                 calls: reply.calls,
             });
             messages.push(Message::Results(results));
+        }
+    }
+
+    /// How a turn cut off at `overrun` ends the run. One cut off for its tokens has used what
+    /// it wrote (counted low, see [`Written::tokens`](super::turn_budget::Written::tokens)),
+    /// which is recorded: the provider bills it whether or not the answer was read to its end.
+    async fn stopped(
+        &self,
+        session: &Session,
+        turn: u32,
+        usage: &mut Usage,
+        overrun: Overrun,
+    ) -> Result<Ending, AgentError> {
+        match overrun {
+            Overrun::Bytes { received, budget } => {
+                tracing::warn!(
+                    turn,
+                    received,
+                    budget,
+                    "an answer passed the byte budget: cut off"
+                );
+                Ok(Ending::Limit(LimitReached::AnswerBytes {
+                    received,
+                    budget,
+                }))
+            }
+            Overrun::Tokens { counted, allowed } => {
+                let turn_usage = Usage {
+                    input_tokens: 0,
+                    output_tokens: counted,
+                };
+                usage.add(turn_usage);
+                self.record_usage(session, turn, None, turn_usage).await;
+                match self.config.limits.max_tokens {
+                    Some(budget) if usage.total() >= budget => {
+                        Ok(Ending::Limit(LimitReached::Tokens {
+                            used: usage.total(),
+                            budget,
+                        }))
+                    }
+                    _ => Err(AgentError::provider(format!(
+                        "the {} API streamed past the {allowed} tokens the answer was allowed (at least {counted} counted) and was cut off; check that the server honours `max_tokens`",
+                        self.provider.name()
+                    ))),
+                }
+            }
         }
     }
 
@@ -304,34 +391,30 @@ impl std::fmt::Debug for Agent {
     }
 }
 
-/// Runs a turn's calls at once, each through the session; their results in the calls' order,
-/// each reported to `events` as it comes.
+/// Runs a turn's calls side by side, at most `parallel` at once (the others start as places
+/// free up, in the model's order), each through the session; their results in the calls'
+/// order, each call reported to `events` as it starts and its result as it comes.
 async fn run_calls(
     session: &Session,
     calls: &[ModelCall],
     strict: &HashSet<String>,
+    parallel: usize,
     cancel: &CancellationToken,
     events: &dyn AgentEvents,
 ) -> Vec<(ModelCall, ToolResult)> {
     let mut running = JoinSet::new();
-    for (index, call) in calls.iter().enumerate() {
-        events.tool_call(call);
-        // Text that is a JSON object is logged as the object; anything else is left to the
-        // session, which answers it with an error result naming the problem.
-        let mut arguments = match &call.arguments {
-            Value::String(text) => match serde_json::from_str::<Value>(text) {
-                Ok(object @ Value::Object(_)) => ToolCall::new(call.id.clone(), object),
-                _ => ToolCall::from_json_text(call.id.clone(), text.clone()),
-            },
-            other => ToolCall::new(call.id.clone(), other.clone()),
+    let mut waiting = calls.iter().enumerate();
+    let mut start_next = |running: &mut JoinSet<_>| {
+        let Some((index, call)) = waiting.next() else {
+            return;
         };
-        if strict.contains(&call.name)
-            && let Some(tool) = session.tools().get(&call.name)
-        {
-            drop_strict_nulls(&mut arguments.arguments, tool.parameters());
-        }
+        events.tool_call(call);
+        let arguments = tool_call(session, call, strict);
         let (session, cancel, name) = (session.clone(), cancel.clone(), call.name.clone());
         running.spawn(async move { (index, session.execute(&name, arguments, &cancel).await) });
+    };
+    for _ in 0..parallel.max(1) {
+        start_next(&mut running);
     }
     let mut results: Vec<Option<ToolResult>> = vec![None; calls.len()];
     while let Some(joined) = running.join_next().await {
@@ -343,6 +426,7 @@ async fn run_calls(
             // The session catches tool panics; a task that still failed leaves its slot empty.
             Err(err) => tracing::error!("a tool call's task failed: {err}"),
         }
+        start_next(&mut running);
     }
     calls
         .iter()
@@ -357,4 +441,23 @@ async fn run_calls(
             (call.clone(), result)
         })
         .collect()
+}
+
+/// The session's call for what the model sent. Text that is a JSON object is logged as the
+/// object; anything else is left to the session, which answers it with an error result naming
+/// the problem.
+fn tool_call(session: &Session, call: &ModelCall, strict: &HashSet<String>) -> ToolCall {
+    let mut arguments = match &call.arguments {
+        Value::String(text) => match serde_json::from_str::<Value>(text) {
+            Ok(object @ Value::Object(_)) => ToolCall::new(call.id.clone(), object),
+            _ => ToolCall::from_json_text(call.id.clone(), text.clone()),
+        },
+        other => ToolCall::new(call.id.clone(), other.clone()),
+    };
+    if strict.contains(&call.name)
+        && let Some(tool) = session.tools().get(&call.name)
+    {
+        drop_strict_nulls(&mut arguments.arguments, tool.parameters());
+    }
+    arguments
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use cy_tools::{BoxFuture, ServiceError, ServiceErrorKind};
 
-use super::config::AgentConfig;
+use super::config::{AgentConfig, AgentLimits};
 use super::events::Quiet;
 use super::run::{Agent, Ending, LimitReached};
 use crate::session::{SubagentRun, SubagentRunner};
@@ -16,7 +16,10 @@ pub const SUBAGENT_PROMPT: &str = "You are a subagent: you do one task, in your 
 type Secrets = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
 /// Runs each subagent with its profile's [`ModelSpec`](cy_tools::ModelSpec): the model, the
-/// base URL, the key from the variable it names, the profile's turn limit and token budget.
+/// base URL, the key from the variable it names, the profile's turn limit and token budget;
+/// a turn's bounds (parallel calls, bytes) and the key's `http://` setting are the runner's
+/// ([`with_turn_limits`](Self::with_turn_limits), [`allow_http_key`](Self::allow_http_key)),
+/// the defaults unless set.
 /// [`LocalSessionFactory`](crate::session::LocalSessionFactory) uses one (reading keys through
 /// its secrets lookup) when no other runner is set and a profile names a model.
 ///
@@ -33,6 +36,8 @@ type Secrets = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 pub struct ModelRunner {
     secrets: Secrets,
     stream: bool,
+    turn: AgentLimits,
+    allow_http_key: bool,
 }
 
 impl ModelRunner {
@@ -43,17 +48,32 @@ impl ModelRunner {
 
     /// A runner reading keys with `secrets`, given the variable's name.
     pub fn with_secrets(secrets: impl Fn(&str) -> Option<String> + Send + Sync + 'static) -> Self {
-        ModelRunner {
-            secrets: Arc::new(secrets),
-            stream: false,
-        }
+        ModelRunner::from_shared(Arc::new(secrets))
     }
 
     pub(crate) fn from_shared(secrets: Secrets) -> Self {
         ModelRunner {
             secrets,
             stream: false,
+            turn: AgentLimits::default(),
+            allow_http_key: false,
         }
+    }
+
+    /// The same runner holding each subagent's turns to `limits`' `max_parallel_calls` and
+    /// `max_turn_bytes` (its turns, tokens and time are its profile's).
+    #[must_use]
+    pub fn with_turn_limits(mut self, limits: &AgentLimits) -> Self {
+        self.turn = *limits;
+        self
+    }
+
+    /// The same runner sending a key over plain `http://` to another machine, when a profile's
+    /// base URL says so (see [`AgentConfig::allow_http_key`]).
+    #[must_use]
+    pub fn allow_http_key(mut self, allow: bool) -> Self {
+        self.allow_http_key = allow;
+        self
     }
 
     /// The same runner asking for streamed answers (for servers that answer only so).
@@ -68,6 +88,9 @@ impl std::fmt::Debug for ModelRunner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ModelRunner")
             .field("stream", &self.stream)
+            .field("max_parallel_calls", &self.turn.max_parallel_calls)
+            .field("max_turn_bytes", &self.turn.max_turn_bytes)
+            .field("allow_http_key", &self.allow_http_key)
             .finish_non_exhaustive()
     }
 }
@@ -90,6 +113,9 @@ impl SubagentRunner for ModelRunner {
             config.system = Some(SUBAGENT_PROMPT.to_string());
             config.limits.max_turns = profile.limits.max_turns;
             config.limits.max_tokens = profile.limits.max_tokens;
+            config.limits.max_parallel_calls = self.turn.max_parallel_calls;
+            config.limits.max_turn_bytes = self.turn.max_turn_bytes;
+            config.allow_http_key = self.allow_http_key;
             // The factory holds the run to the profile's time limit.
             let agent = Agent::new(config)?;
             let outcome = agent.run(run.session, run.task, run.cancel, &Quiet).await?;

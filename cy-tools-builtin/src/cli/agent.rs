@@ -1,8 +1,8 @@
 //! `cy-tools agent`: run a task with a model over the session's tools, streaming what the model
 //! writes and each tool call with its result.
 //!
-//! Exit codes: 0 the model gave its final answer; 1 a turn, token or time limit (or Ctrl-C)
-//! ended the run first; 2 a usage or provider error.
+//! Exit codes: 0 the model gave its final answer; 1 a turn, token, byte or time limit (or
+//! Ctrl-C) ended the run first; 2 a usage or provider error.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,21 +13,22 @@ use std::time::Duration;
 use cy_tools::memory::{MemoryLog, MemorySpecs};
 use cy_tools::{
     CancellationToken, ModelProvider, ModelSpec, ServiceErrorKind, Session, SessionSpec,
-    SubagentProfile, ToolResult,
+    SubagentProfile,
 };
 
+use super::agent_terminal::{self, Terminal};
 use super::error::CliError;
 use super::runtime::{CommandRuntime, Outcome};
 use super::session::{self, SessionArgs, registry};
-use crate::agent::{Agent, AgentConfig, AgentEvents, AgentRun, Ending, ModelCall, default_key_var};
+use crate::agent::{
+    Agent, AgentConfig, AgentRun, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TURN_BYTES, Ending,
+    ModelRunner, default_key_var,
+};
 use crate::session::LocalSessionFactory;
 use crate::store::StoreLocation;
 
 /// How long an interrupted run has to stop before it is abandoned.
 const STOP_WAIT: Duration = Duration::from_secs(2);
-
-/// Results longer than this are cut on the terminal (the model gets them whole).
-const SHOWN_RESULT: usize = 400;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum ProviderArg {
@@ -66,6 +67,17 @@ pub(super) struct Args {
     /// Seconds the run may take [default: no limit]
     #[arg(long, value_name = "SECONDS")]
     timeout: Option<f64>,
+    /// How many of one turn's tool calls run at once; the others wait their turn
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_PARALLEL_CALLS)]
+    max_parallel_calls: usize,
+    /// The bytes one answer may send (as received, event framing included); an answer
+    /// passing it is cut off and ends the run [default: 16 MiB]
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_TURN_BYTES, hide_default_value = true)]
+    max_turn_bytes: u64,
+    /// Send the API key even over plain http:// to another machine, where anybody on the way
+    /// can read it (refused otherwise; loopback addresses need no flag)
+    #[arg(long)]
+    allow_http_key: bool,
     /// Wait for each whole answer instead of streaming it
     #[arg(long)]
     no_stream: bool,
@@ -91,12 +103,13 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let asked = session::asked(&args.session)?;
     let agent = Agent::new(config).map_err(|err| CliError::new(err.to_string()))?;
     let runtime = CommandRuntime::new()?;
-    let session = open_session(&args, asked, profiles, &runtime)?;
+    let session = open_session(&args, asked, profiles, agent.config(), &runtime)?;
     let cancel = CancellationToken::new();
+    let terminal = Arc::new(Terminal::detect());
     let work = {
         let (cancel, session) = (cancel.clone(), session.clone());
-        let task = args.task.clone();
-        async move { agent.run(&session, &task, &cancel, &Terminal).await }
+        let (task, terminal) = (args.task.clone(), Arc::clone(&terminal));
+        async move { agent.run(&session, &task, &cancel, &*terminal).await }
     };
     let outcome = match runtime.run(work)? {
         Outcome::Done(outcome) => outcome,
@@ -113,7 +126,8 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     };
     drop(session);
     drop(runtime);
-    let run = outcome.map_err(|err| CliError::new(err.to_string()))?;
+    // The API's own words are in its errors.
+    let run = outcome.map_err(|err| CliError::new(terminal.for_stderr(&err.to_string())))?;
     Ok(finish(&run))
 }
 
@@ -160,6 +174,19 @@ fn config(args: &Args, model: &ModelSpec) -> Result<AgentConfig, CliError> {
     config.system.clone_from(&args.system);
     config.limits.max_turns = args.max_turns;
     config.limits.max_tokens = args.max_tokens;
+    config.limits.max_parallel_calls = args.max_parallel_calls;
+    config.limits.max_turn_bytes = args.max_turn_bytes;
+    config.allow_http_key = args.allow_http_key;
+    if args.max_parallel_calls == 0 {
+        return Err(CliError::new(
+            "--max-parallel-calls 0 would run no tool call; give at least 1",
+        ));
+    }
+    if args.max_turn_bytes == 0 {
+        return Err(CliError::new(
+            "--max-turn-bytes 0 would cut off every answer; give a number of bytes, 16777216 by default",
+        ));
+    }
     if let Some(seconds) = args.timeout {
         let limit = Duration::try_from_secs_f64(seconds)
             .ok()
@@ -216,6 +243,7 @@ fn open_session(
     args: &Args,
     asked: session::Asked,
     profiles: Vec<SubagentProfile>,
+    config: &AgentConfig,
     runtime: &CommandRuntime,
 ) -> Result<Session, CliError> {
     let fail = |err: cy_tools::ServiceError| CliError::new(err.to_string());
@@ -227,8 +255,13 @@ fn open_session(
     };
     let registry = Arc::new(registry()?);
     let limits = args.session.limits.exec_limits();
+    let runner = Arc::new(
+        ModelRunner::from_env()
+            .with_turn_limits(&config.limits)
+            .allow_http_key(config.allow_http_key),
+    );
     runtime.work()?.block_on(async move {
-        let factory = match location {
+        let mut factory = match location {
             Some(location) => LocalSessionFactory::open(location, &asked.tenant)
                 .await
                 .map_err(fail)?,
@@ -238,7 +271,15 @@ fn open_session(
                 Arc::new(MemoryLog::new()),
             ),
         }
-        .with_exec_limits(limits);
+        .with_exec_limits(limits)
+        // On the factory, so the code of a code-mode session and the subagents ask too.
+        .with_approver(agent_terminal::approver())
+        // Subagents' turns bounded as this run's are.
+        .with_runner(runner);
+        if let Some(approve) = asked.approve {
+            tracing::info!(%approve, "approval policy");
+            factory = factory.with_approval_policy(approve);
+        }
         let id = asked.id.unwrap_or_else(|| {
             let ms = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -279,40 +320,4 @@ fn open_session(
         }
         factory.create(spec).await.map_err(fail)
     })
-}
-
-/// What the model writes goes to stdout as it comes; tool calls and their results to stderr.
-struct Terminal;
-
-impl AgentEvents for Terminal {
-    fn text(&self, piece: &str) {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(piece.as_bytes()).and_then(|()| out.flush());
-    }
-
-    fn tool_call(&self, call: &ModelCall) {
-        let arguments = match &call.arguments {
-            serde_json::Value::String(text) => text.clone(),
-            other => other.to_string(),
-        };
-        eprintln!("\n-> {} {}", call.name, shorten(&arguments));
-    }
-
-    fn tool_result(&self, call: &ModelCall, result: &ToolResult) {
-        let mark = if result.is_error { "error" } else { "ok" };
-        eprintln!(
-            "<- {} ({mark}): {}",
-            call.name,
-            shorten(&result.text_content())
-        );
-    }
-}
-
-/// One line of at most [`SHOWN_RESULT`] characters.
-fn shorten(text: &str) -> String {
-    let line = text.replace('\n', " ");
-    match line.char_indices().nth(SHOWN_RESULT) {
-        Some((cut, _)) => format!("{}...", &line[..cut]),
-        None => line,
-    }
 }

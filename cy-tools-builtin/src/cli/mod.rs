@@ -16,6 +16,8 @@
 
 #[cfg(feature = "agent")]
 mod agent;
+#[cfg(feature = "agent")]
+mod agent_terminal;
 mod call;
 mod control_server;
 mod error;

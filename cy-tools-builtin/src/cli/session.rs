@@ -50,7 +50,7 @@ pub(super) struct SessionArgs {
     /// Which calls a person must approve before they run: `destructive` (tools that may
     /// destroy or overwrite data), `all` or `none`. Over MCP the client is asked (elicitation);
     /// a client that cannot be asked gets the call refused [default: the spec's `approve`, else
-    /// `destructive` with `mcp --http`, `none` on stdio and for `call`]
+    /// `destructive` with `mcp --http`, `none` on stdio, for `call` and `agent`]
     #[arg(long, value_name = "POLICY")]
     pub(super) approve: Option<ApprovalPolicy>,
     #[command(flatten)]
@@ -87,6 +87,8 @@ pub(super) struct Asked {
     pub(super) tenant: String,
     pub(super) tools: Option<Vec<String>>,
     pub(super) root: PathBuf,
+    /// `--approve`, else the spec file's `approve`; `None`: the stored session's own.
+    pub(super) approve: Option<ApprovalPolicy>,
 }
 
 /// What `args` ask for (see [`Asked`]).
@@ -102,6 +104,7 @@ pub(super) fn asked(args: &SessionArgs) -> Result<Asked, CliError> {
         tenant: spec.tenant.unwrap_or_else(|| "local".to_string()),
         tools: spec.tools,
         root,
+        approve: args.approve.or(spec.approve),
     })
 }
 

@@ -82,7 +82,7 @@ fn line(tool: &str, progress: &Progress) -> String {
 }
 
 /// Asks on the terminal: the question on stderr, the answer a line on stdin.
-struct AskOnTerminal;
+pub(super) struct AskOnTerminal;
 
 impl Approver for AskOnTerminal {
     fn ask<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {

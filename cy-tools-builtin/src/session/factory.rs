@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cy_tools::approval::{Approval, ApprovalPolicy};
+use cy_tools::approval::{Approval, ApprovalPolicy, Approver};
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::{AppState, StateMap};
 use cy_tools::{
@@ -92,6 +92,8 @@ pub(super) struct Host {
     /// The approval policy of every session built, over its spec's `approve` (a host's
     /// setting, such as `cy-tools mcp --approve`).
     approve: Option<ApprovalPolicy>,
+    /// Who every session built asks when a call's host names nobody (else its chat).
+    approver: Option<Arc<dyn Approver>>,
     /// Limits and approval of the nested calls of sessions in code mode.
     pub(super) code_mode: code_mode::Settings,
 }
@@ -120,6 +122,7 @@ impl LocalSessionFactory {
                 run_slots: RunSlots::for_this_host(),
                 state: StateMap::new(),
                 approve: None,
+                approver: None,
                 code_mode: code_mode::Settings::default(),
             }),
         }
@@ -224,6 +227,17 @@ impl LocalSessionFactory {
     #[must_use]
     pub fn with_approval_policy(mut self, policy: ApprovalPolicy) -> Self {
         self.host_mut().approve = Some(policy);
+        self
+    }
+
+    /// The same factory building every session (created, resumed, children) to ask `approver`
+    /// when a call needs approval and its host names nobody, instead of the session's chat:
+    /// a host's own way of asking, such as `cy-tools agent` asking on its terminal. Like
+    /// [`with_approval_policy`](Self::with_approval_policy), it reaches the tools a code-mode
+    /// session's code calls and the subagents' sessions.
+    #[must_use]
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.host_mut().approver = Some(approver);
         self
     }
 
@@ -440,6 +454,16 @@ impl LocalSessionFactory {
         })
     }
 
+    /// The approval settings of a session of `spec`: the host's policy and approver over the
+    /// spec's.
+    fn approval(&self, spec: &SessionSpec) -> Approval {
+        let approval = Approval::new(self.host.approve.unwrap_or(spec.approve));
+        match &self.host.approver {
+            Some(approver) => approval.with_approver(Arc::clone(approver)),
+            None => approval,
+        }
+    }
+
     /// The context of `spec` and its tools, in order (see [`compose`](super::compose)).
     fn build(
         &self,
@@ -459,7 +483,7 @@ impl LocalSessionFactory {
             .with_coordinator(self.session_coordinator(&spec))
             .with_state_map(&self.host.state)
             .with_state_map(extras.state())
-            .with_approval(Approval::new(self.host.approve.unwrap_or(spec.approve)));
+            .with_approval(self.approval(&spec));
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
         let chat_bound = spec.chat && spec.identity.lineage.is_empty();
         if chat_bound {

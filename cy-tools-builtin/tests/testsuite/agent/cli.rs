@@ -210,3 +210,122 @@ fn the_official_api_without_its_key_is_a_usage_error() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
 }
+
+#[test]
+fn an_endless_stream_under_a_token_budget_stops_at_once_without_a_timeout() {
+    let piece = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":null}]}\n\n";
+    let api = FakeApi::start(vec![Reply::endless_stream("", piece)]);
+    let dir = workspace();
+    let started = std::time::Instant::now();
+    let output = agent(dir.path(), &api, &["--max-tokens", "100", "write forever"]);
+    let stderr = text(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("stopped: the token budget (100) was used up (101 tokens)"),
+        "{stderr}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    // 101 one-token pieces were shown, and no more.
+    assert_eq!(text(&output.stdout).trim_end(), "a".repeat(101));
+}
+
+#[test]
+fn settings_that_would_run_nothing_are_refused() {
+    let api = FakeApi::start(Vec::new());
+    let dir = workspace();
+    for (flag, says) in [
+        (
+            "--max-parallel-calls",
+            "--max-parallel-calls 0 would run no tool call",
+        ),
+        (
+            "--max-turn-bytes",
+            "--max-turn-bytes 0 would cut off every answer",
+        ),
+    ] {
+        let output = agent(dir.path(), &api, &[flag, "0", "hi"]);
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+    assert!(api.requests().is_empty());
+}
+
+/// `cy-tools agent` delegating to `helper`, whose model is `model` (a JSON `ModelSpec`), with
+/// `extra` options; what `delegate` answered the parent's model.
+fn delegated(api: &FakeApi, model: &str, extra: &[&str]) -> String {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("subagents.json"),
+        format!(r#"[{{"name": "helper", "tools": ["read_file"], "model": {model}}}]"#),
+    )
+    .unwrap();
+    let mut args = vec!["--subagents", "subagents.json"];
+    args.extend_from_slice(extra);
+    args.push("ask the helper");
+    let base = format!("{}/v1", api.url());
+    let output = Command::new(env!("CARGO_BIN_EXE_cy-tools"))
+        .current_dir(dir.path())
+        .args(["agent", "--provider", "openai", "--model", "gpt-fake"])
+        .args(["--base-url", &base, "--root", "w"])
+        .args(&args)
+        .env("CY_TEST_AGENT_KEY", "secret")
+        .env_remove("CY_TOOLS_STORE")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    let requests = api.requests();
+    let messages = requests.last().unwrap().body["messages"].clone();
+    let result = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["tool_call_id"] == "call_delegate_1")
+        .unwrap()
+        .clone();
+    result["content"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn subagents_are_held_to_the_commands_turn_bounds_and_key_setting() {
+    // A helper whose model is plain http:// on another machine, with a key: refused, never
+    // reached (TEST-NET-1 would hang until the connect timeout).
+    let api = FakeApi::start(vec![
+        Reply::ok("openai/delegate_call.json"),
+        Reply::ok("openai/after_tools.json"),
+    ]);
+    let model = r#"{"provider": "openai", "model": "m", "base_url": "http://192.0.2.7:8000/v1", "key_var": "CY_TEST_AGENT_KEY"}"#;
+    let started = std::time::Instant::now();
+    let answer = delegated(&api, model, &[]);
+    assert!(
+        answer.contains("is plain http:// to another machine")
+            && answer.contains("--allow-http-key"),
+        "{answer}"
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+
+    // A helper whose answer never ends is cut off at the command's byte budget.
+    let api = FakeApi::start(vec![
+        Reply::ok("openai/delegate_call.json"),
+        Reply::Endless {
+            content_type: "application/json",
+            head: "{\"choices\":[{\"message\":{\"content\":\"".to_string(),
+            piece: "a".repeat(4096),
+        },
+        Reply::ok("openai/after_tools.json"),
+    ]);
+    let model = format!(
+        r#"{{"provider": "openai", "model": "m", "base_url": "{}/v1"}}"#,
+        api.url()
+    );
+    let answer = delegated(&api, &model, &["--max-turn-bytes", "65536"]);
+    assert!(
+        answer.contains("passed the byte budget of one turn (65536 bytes)"),
+        "{answer}"
+    );
+}

@@ -1,14 +1,14 @@
 //! A fake model API on 127.0.0.1: it answers each request with the next scripted reply (the
 //! fixtures beside this file) and keeps every request it got, so a test can check what the loop
 //! sent. Plain threads and `std::net`, so it serves a `cy-tools` child process as well as a
-//! test's own runtime.
+//! test's own runtime. It can also answer without end, and say when the client hung up.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -23,6 +23,21 @@ pub enum Reply {
     },
     /// `text/event-stream`, sent event by event (chunked) with a pause between them.
     Stream(String),
+    /// A body without end, chunked: `head`, then `piece` again and again, as fast as the
+    /// client reads, until it closes the connection (or 20 s have passed).
+    Endless {
+        content_type: &'static str,
+        head: String,
+        piece: String,
+    },
+}
+
+/// How an endless answer ended: the bytes of body written, and when the client hung up
+/// (`None`: it never did, and the server gave up).
+#[derive(Clone, Copy, Debug)]
+pub struct Ended {
+    pub sent: u64,
+    pub hung_up: Option<Instant>,
 }
 
 impl Reply {
@@ -41,6 +56,15 @@ impl Reply {
             status,
             headers: headers.iter().map(|(k, v)| (*k, v.to_string())).collect(),
             body: fixture(name),
+        }
+    }
+
+    /// An event stream without end: `head`, then the event `piece` again and again.
+    pub fn endless_stream(head: &str, piece: &str) -> Reply {
+        Reply::Endless {
+            content_type: "text/event-stream",
+            head: head.to_string(),
+            piece: piece.to_string(),
         }
     }
 
@@ -80,6 +104,7 @@ impl Seen {
 pub struct FakeApi {
     port: u16,
     seen: Arc<Mutex<Vec<Seen>>>,
+    ended: Arc<Mutex<Vec<Ended>>>,
 }
 
 impl FakeApi {
@@ -88,16 +113,23 @@ impl FakeApi {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
+        let ended = Arc::new(Mutex::new(Vec::new()));
         let replies = Arc::new(Mutex::new(VecDeque::from(replies)));
-        let shared = Arc::clone(&seen);
+        let (shared, shared_ended) = (Arc::clone(&seen), Arc::clone(&ended));
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
                 let (seen, replies) = (Arc::clone(&shared), Arc::clone(&replies));
-                std::thread::spawn(move || serve(stream, &seen, &replies));
+                let ended = Arc::clone(&shared_ended);
+                std::thread::spawn(move || serve(stream, &seen, &replies, &ended));
             }
         });
-        FakeApi { port, seen }
+        FakeApi { port, seen, ended }
+    }
+
+    /// How each endless answer so far ended, once it has.
+    pub fn ended(&self) -> Vec<Ended> {
+        self.ended.lock().unwrap().clone()
     }
 
     /// `http://127.0.0.1:PORT`.
@@ -111,7 +143,12 @@ impl FakeApi {
     }
 }
 
-fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, replies: &Mutex<VecDeque<Reply>>) {
+fn serve(
+    stream: TcpStream,
+    seen: &Mutex<Vec<Seen>>,
+    replies: &Mutex<VecDeque<Reply>>,
+    ended: &Mutex<Vec<Ended>>,
+) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
@@ -184,6 +221,36 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Seen>>, replies: &Mutex<VecDeque<Re
                 std::thread::sleep(Duration::from_millis(5));
             }
             let _ = write!(out, "0\r\n\r\n");
+        }
+        Some(Reply::Endless {
+            content_type,
+            head,
+            piece,
+        }) => {
+            let _ = write!(
+                out,
+                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+            );
+            // An empty chunk would end the body.
+            if !head.is_empty() {
+                let _ = write!(out, "{:x}\r\n{head}\r\n", head.len());
+            }
+            let chunk = format!("{:x}\r\n{piece}\r\n", piece.len());
+            let started = Instant::now();
+            let mut sent = head.len() as u64;
+            let hung_up = loop {
+                if started.elapsed() > Duration::from_secs(20) {
+                    break None;
+                }
+                // A write fails once the client has closed the connection (at the latest when
+                // the kernel's buffers are full).
+                if out.write_all(chunk.as_bytes()).is_err() {
+                    break Some(Instant::now());
+                }
+                sent += piece.len() as u64;
+            };
+            ended.lock().unwrap().push(Ended { sent, hung_up });
+            return;
         }
     }
     let _ = out.flush();

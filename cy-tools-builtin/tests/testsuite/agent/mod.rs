@@ -1,10 +1,13 @@
 //! The model loop (feature `agent`) against a fake provider on 127.0.0.1 that answers in each
 //! provider's wire format from fixtures: what the loop sends (tool declarations, results with
 //! the right ids), how it reads answers (plain, tool calls, parallel calls, malformed
-//! arguments, 429 then success, streamed), its limits, and `delegate` through `cy-tools agent`.
+//! arguments, 429 then success, streamed), its limits and bounds, and `cy-tools agent`
+//! (`delegate`, approval, what reaches a terminal).
 
 mod anthropic;
+mod bounds;
 mod cli;
+mod cli_terminal;
 mod fake;
 mod limits;
 mod openai;
