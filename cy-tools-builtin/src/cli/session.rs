@@ -164,6 +164,12 @@ pub(super) fn open(
         None => StoreLocation::from_env().map_err(|err| CliError::new(err.to_string()))?,
     };
     if let Some(location) = location {
+        // Refused before the store is made: a stored session's own workspace is checked again
+        // when the factory opens it.
+        if let StoreLocation::Embedded(folder) = &location {
+            crate::session::store_outside(&root, folder)
+                .map_err(|err| CliError::new(err.to_string()))?;
+        }
         let wanted = stored::Wanted {
             id: spec.session_id.as_deref().unwrap_or("cli"),
             tenant: spec.tenant.as_deref().unwrap_or("local"),

@@ -12,7 +12,7 @@ use std::time::Duration;
 use cy_tools::{CancellationToken, ExecOptions, ResourceLimits, Sandbox};
 use cy_tools_builtin::{ExecLimits, LocalSandbox};
 
-use crate::support::process::{dead, pids_in, running};
+use crate::support::process::{cgroups_catch_setsid, dead, pids_in, running};
 
 /// Starts a process that leaves the command's group and session, whose parent exits at once
 /// (so it is nobody's child in the command), and records its pid in `escaped.pid`.
@@ -22,15 +22,7 @@ const ESCAPE: &str =
 /// Whether this host can make the cgroups that catch such a process: root with a cgroup tree.
 /// Elsewhere the tests skip, unless `CY_LIMITS_REQUIRE_ENFORCED` is set.
 fn cgroups_here() -> bool {
-    let root = rustix::process::geteuid().is_root();
-    let writable = [
-        "/sys/fs/cgroup/unified",
-        "/sys/fs/cgroup/pids",
-        "/sys/fs/cgroup",
-    ]
-    .iter()
-    .any(|p| Path::new(p).join("cgroup.procs").exists());
-    if root && writable {
+    if cgroups_catch_setsid() {
         return true;
     }
     assert!(
@@ -73,7 +65,8 @@ async fn a_setsid_child_is_gone_when_its_terminal_call_ends() {
     let command = format!("{ESCAPE}; while [ ! -f escaped.pid ]; do sleep 0.05; done");
     let out = env.exec(&command, ExecOptions::default()).await.unwrap();
     assert_eq!(out.exit_code, Some(0), "{out:?}");
-    let pid = escaped(dir.path()).await;
+    // It ran (the command waited for its pid file); it may be dead already.
+    let pid = pids_in(dir.path(), "escaped.pid", 1).await[0];
     let _leftover = Leftover(pid);
     assert!(dead(pid), "the setsid child {pid} outlived its call");
 }
