@@ -55,8 +55,6 @@ fn delegate_runs_a_child_session_whose_calls_are_logged_under_it() {
         Reply::stream("openai/stream_answer.sse"),
     ]);
     let dir = workspace();
-    // Outside the workspace: a store inside it is refused.
-    let store = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("spec.json"),
         r#"{"session_id": "root-1", "tools": ["read_file", "list_directory"]}"#,
@@ -74,7 +72,7 @@ fn delegate_runs_a_child_session_whose_calls_are_logged_under_it() {
             "--spec",
             "spec.json",
             "--store",
-            store.path().to_str().unwrap(),
+            "state",
             "--subagents",
             "subagents.json",
             "--system",
