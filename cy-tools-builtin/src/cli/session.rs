@@ -302,7 +302,14 @@ fn workspace(args: &SessionArgs, spec: &Spec) -> Result<PathBuf, CliError> {
         _ => PathBuf::from("."),
     };
     match std::fs::metadata(&root) {
-        Ok(meta) if meta.is_dir() => Ok(root),
+        Ok(meta) if meta.is_dir() => {
+            // The host reads the session file again at every start: no command may write it.
+            if let Some(spec) = &args.spec {
+                crate::session::spec_outside(&root, spec)
+                    .map_err(|err| CliError::new(err.to_string()))?;
+            }
+            Ok(root)
+        }
         Ok(_) => Err(CliError::new(format!(
             "workspace `{}` is not a folder; pass a folder with --root",
             root.display()

@@ -1,10 +1,10 @@
 //! The host's own files kept out of every workspace.
 //!
 //! A command may write anything in its workspace, and the host reads its embedded store
-//! (`sessions.db`, `chat.jsonl`) unconfined: a store in the workspace would let one call's
-//! command rewrite a stored spec (its workspace `"/"`, say) that the next call then obeys. So a
-//! store inside a workspace is refused before anything runs, with a place outside to use
-//! instead. (The code-mode package lives in a private folder of the host's temporary folder,
+//! (`sessions.db`, `chat.jsonl`) and the command line's session file unconfined: either in the
+//! workspace would let one call's command rewrite a spec (its workspace `"/"`, say) that the
+//! next call then obeys. So a store or a session file inside the workspace is refused before
+//! anything runs, with a place outside to use instead. (The code-mode package lives in a private folder of the host's temporary folder,
 //! see `code_mode::module`; the host has no other file it reads back.)
 
 use std::path::{Component, Path, PathBuf};
@@ -17,24 +17,55 @@ use cy_tools::{ServiceError, ServiceErrorKind};
 /// # Errors
 /// [`InvalidInput`](ServiceErrorKind::InvalidInput), naming a folder beside the workspace.
 pub(crate) fn store_outside(workspace: &Path, store: &Path) -> Result<(), ServiceError> {
+    outside(
+        workspace,
+        store,
+        "the store",
+        "could rewrite the sessions it holds",
+        ".cy-store",
+    )
+}
+
+/// Refuses when the session file `spec` (read by the host at every start) is inside
+/// `workspace`.
+///
+/// # Errors
+/// [`InvalidInput`](ServiceErrorKind::InvalidInput), naming a file beside the workspace.
+pub(crate) fn spec_outside(workspace: &Path, spec: &Path) -> Result<(), ServiceError> {
+    outside(
+        workspace,
+        spec,
+        "the session file",
+        "could rewrite it (its workspace, tools and approval policy) for the next start",
+        ".session.json",
+    )
+}
+
+fn outside(
+    workspace: &Path,
+    place: &Path,
+    what: &str,
+    risk: &str,
+    suffix: &str,
+) -> Result<(), ServiceError> {
     let workspace = resolved(workspace);
-    let store = resolved(store);
-    if !store.starts_with(&workspace) {
+    let place = resolved(place);
+    if !place.starts_with(&workspace) {
         return Ok(());
     }
     let instead = match (workspace.parent(), workspace.file_name()) {
         (Some(parent), Some(name)) => {
             let mut name = name.to_os_string();
-            name.push(".cy-store");
+            name.push(suffix);
             parent.join(name)
         }
-        _ => PathBuf::from("/var/lib/cy-tools"),
+        _ => Path::new("/var/lib/cy-tools").join(suffix.trim_start_matches('.')),
     };
     Err(ServiceError::new(
         ServiceErrorKind::InvalidInput,
         format!(
-            "the store `{}` is inside the workspace `{}`, where commands can write, so a command could rewrite the sessions it holds; keep the store outside every workspace, for example `{}`",
-            store.display(),
+            "{what} `{}` is inside the workspace `{}`, where commands can write, so a command {risk}; keep it outside every workspace, for example `{}`",
+            place.display(),
             workspace.display(),
             instead.display()
         ),

@@ -1,6 +1,6 @@
 //! What the host holds stays out of its commands' reach: a descriptor the host was started with
-//! is not inherited by a command, and a store inside the workspace (which commands may write) is
-//! refused at start.
+//! is not inherited by a command, and a store or a session file inside the workspace (which
+//! commands may write) is refused at start.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -100,6 +100,43 @@ fn a_store_inside_the_workspace_is_refused_naming_a_place_outside() {
         .stdin(Stdio::null())
         .output()
         .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_session_file_inside_the_workspace_is_refused_naming_a_place_outside() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let call = json!({"command": "true"}).to_string();
+    let run = |spec: &str| {
+        Command::new(env!("CARGO_BIN_EXE_cy-tools"))
+            .args(["call", "terminal", &call, "--spec", spec])
+            .current_dir(&ws)
+            .env_remove("CY_TOOLS_LOG")
+            .env_remove("CY_TOOLS_STORE")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    // A command could rewrite it: `"workspace": "/"` for the next call, say.
+    std::fs::write(ws.join("session.json"), r#"{"workspace": "."}"#).unwrap();
+    let out = run("session.json");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let beside = dir.path().canonicalize().unwrap().join("ws.session.json");
+    assert!(
+        err.starts_with("error: the session file ")
+            && err.contains("is inside the workspace")
+            && err.contains(&format!("`{}`", beside.display())),
+        "{err}"
+    );
+    std::fs::write(&beside, r#"{"workspace": "ws"}"#).unwrap();
+    let out = run("../ws.session.json");
     assert!(
         out.status.success(),
         "{}",
