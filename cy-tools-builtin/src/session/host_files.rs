@@ -31,6 +31,7 @@ pub(crate) fn store_outside(workspace: &Path, store: &Path) -> Result<(), Servic
 ///
 /// # Errors
 /// [`InvalidInput`](ServiceErrorKind::InvalidInput), naming a file beside the workspace.
+#[cfg(feature = "cli")]
 pub(crate) fn spec_outside(workspace: &Path, spec: &Path) -> Result<(), ServiceError> {
     outside(
         workspace,

@@ -29,6 +29,7 @@ mod workspace;
 
 pub use cy_tools::Session;
 pub use factory::LocalSessionFactory;
+#[cfg(feature = "cli")]
 pub(crate) use host_files::{spec_outside, store_outside};
 pub use keyed_log::KeyedLog;
 pub use local_chat::LocalChat;
