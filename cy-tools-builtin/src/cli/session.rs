@@ -167,6 +167,12 @@ pub(super) fn open(
         None => StoreLocation::from_env().map_err(|err| CliError::new(err.to_string()))?,
     };
     if let Some(location) = location {
+        // Refused before the store is made: a stored session's own workspace is checked again
+        // when the factory opens it.
+        if let StoreLocation::Embedded(folder) = &location {
+            crate::session::store_outside(&root, folder)
+                .map_err(|err| CliError::new(err.to_string()))?;
+        }
         let wanted = stored::Wanted {
             id: spec.session_id.as_deref().unwrap_or("cli"),
             tenant: spec.tenant.as_deref().unwrap_or("local"),
@@ -299,7 +305,14 @@ fn workspace(args: &SessionArgs, spec: &Spec) -> Result<PathBuf, CliError> {
         _ => PathBuf::from("."),
     };
     match std::fs::metadata(&root) {
-        Ok(meta) if meta.is_dir() => Ok(root),
+        Ok(meta) if meta.is_dir() => {
+            // The host reads the session file again at every start: no command may write it.
+            if let Some(spec) = &args.spec {
+                crate::session::spec_outside(&root, spec)
+                    .map_err(|err| CliError::new(err.to_string()))?;
+            }
+            Ok(root)
+        }
         Ok(_) => Err(CliError::new(format!(
             "workspace `{}` is not a folder; pass a folder with --root",
             root.display()

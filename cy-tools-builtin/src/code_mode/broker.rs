@@ -64,11 +64,13 @@ impl Broker {
         )]
     }
 
-    /// The options a run needs for code mode: the descriptor, the variable, the folder on its
-    /// `sys.path` and allowed to be read.
+    /// The options a run needs for code mode: the descriptors (the channel, the package
+    /// folder's), the variable, the folder on its `sys.path` and allowed to be read.
     pub(crate) fn prepare(&self, options: &mut cy_tools::CodeOptions) {
         options.env.extend(self.env());
         options.pass_fds.push(self.passed());
+        // The package folder is reached through this descriptor, never through a name.
+        options.pass_fds.extend(super::module::passed());
         options.read_only.push(self.dir.clone());
         options.python_path.push(self.dir.clone());
     }

@@ -18,7 +18,7 @@ use group::watch_exit;
 // Helpers shared with the process table. (Their own files under `exec/`; they could move up
 // to `sandbox/` beside the other modules.)
 pub(super) mod capture;
-mod cgroup;
+pub(super) mod cgroup;
 pub(super) mod command;
 pub(super) mod group;
 mod resources;
@@ -27,18 +27,20 @@ mod resources;
 /// was killed). Only a process that left the group and kept the pipes open makes it matter.
 const GRACE: Duration = Duration::from_secs(2);
 
-/// Runs `command` with `/bin/sh -c` in `cwd`, `HOME` set to `home`, under `limits`.
+/// Runs `command` with `/bin/sh -c` in `cwd`, `HOME` set to `home`, under `limits`, in a
+/// cgroup under the view's `cgroup`.
 ///
-/// The command runs in a process group of its own. The whole group is killed when the
-/// command's leader exits (so nothing it left running in the background outlives the call),
-/// at the timeout, on cancellation, and when this future is dropped.
+/// The command runs in a process group and a cgroup of its own. Both are killed when the
+/// command's leader exits (so nothing it left running in the background outlives the call,
+/// not even a process that left the group), at the timeout, on cancellation, and when this
+/// future is dropped.
 pub(crate) async fn run(
     command: &str,
     cwd: &Path,
     home: &Path,
     options: ExecOptions,
     limits: &ExecLimits,
-    confinements: &Confinements,
+    (confinements, cgroup): (&Confinements, &cgroup::ViewCgroup),
 ) -> Result<ShellResult, ServiceError> {
     let timeout = limits.timeout_for(options.timeout)?;
     let cap = options.output_limit.unwrap_or(limits.output_limit);
@@ -53,6 +55,7 @@ pub(crate) async fn run(
         pass_fds: &options.pass_fds,
         read_only: &options.read_only,
         confinements,
+        cgroup,
     };
     // Kept whole: dropping it drops the group (killing it) before the still unreaped child,
     // whichever way this future ends.

@@ -14,6 +14,7 @@ use tokio::process::ChildStdin;
 
 use super::ExecLimits;
 use super::confine::command_dir;
+use super::exec::cgroup::ViewCgroup;
 use super::exec::command::{self, Launch, Started};
 use super::exec::group::watch_exit;
 use super::isolation::Confinements;
@@ -58,6 +59,9 @@ pub struct LocalProcessTable {
     limits: ExecLimits,
     /// The view's confinements, shared with its `exec`.
     confinements: Arc<Confinements>,
+    /// The view's cgroup: its process budget, shared by its background processes and its
+    /// `exec` commands, all killed with the view.
+    cgroup: ViewCgroup,
     table: Mutex<Table>,
 }
 
@@ -71,18 +75,20 @@ impl LocalProcessTable {
     /// A table for the view whose folder is `dir` (at `host_path` on the host).
     pub fn new(dir: Dir, host_path: PathBuf, limits: ExecLimits) -> Self {
         let confinements = Arc::new(Confinements::new(&limits, &host_path));
+        let cgroup = ViewCgroup::new(limits.resources.processes);
         LocalProcessTable {
             dir,
             host_path,
             limits,
             confinements,
+            cgroup,
             table: Mutex::new(Table::default()),
         }
     }
 
-    /// The view's confinements, for its `exec` to share.
-    pub(crate) fn confinements(&self) -> &Confinements {
-        &self.confinements
+    /// The view's confinements and cgroup, for its `exec` to share.
+    pub(crate) fn confinements(&self) -> (&Confinements, &ViewCgroup) {
+        (&self.confinements, &self.cgroup)
     }
 
     /// How many of the table's processes are still running.
@@ -136,6 +142,7 @@ impl LocalProcessTable {
             pass_fds: &options.pass_fds,
             read_only: &options.read_only,
             confinements: &self.confinements,
+            cgroup: &self.cgroup,
         };
         let Started {
             group,
@@ -188,6 +195,8 @@ impl Drop for LocalProcessTable {
         for proc in &self.table().procs {
             proc.group.kill();
         }
+        // What the view's commands started and left behind, wherever it went.
+        self.cgroup.kill();
     }
 }
 

@@ -16,8 +16,8 @@ use super::code_mode;
 use super::compose::{self, Extras};
 use super::rules::{check_spec, invalid};
 use super::tree_coordinator::TreeCoordinator;
-use super::workspace;
 use super::{KeyedLog, LocalChat, Session, SubagentRunner, TenantCoordinator};
+use super::{host_files, workspace};
 use crate::executor::{LocalExecutor, PythonRunner, RunSlots};
 use crate::store::SqliteStore;
 use crate::{ExecLimits, LocalSandbox};
@@ -96,6 +96,8 @@ pub(super) struct Host {
     approver: Option<Arc<dyn Approver>>,
     /// Limits and approval of the nested calls of sessions in code mode.
     pub(super) code_mode: code_mode::Settings,
+    /// The embedded store's folder, which no workspace may contain (see [`host_files`]).
+    store_dir: Option<PathBuf>,
 }
 
 impl LocalSessionFactory {
@@ -124,6 +126,7 @@ impl LocalSessionFactory {
                 approve: None,
                 approver: None,
                 code_mode: code_mode::Settings::default(),
+                store_dir: None,
             }),
         }
     }
@@ -155,7 +158,10 @@ impl LocalSessionFactory {
             .map_err(|err| ServiceError::new(ServiceErrorKind::Other, err.to_string()))?;
         let store = SqliteStore::open(dir.join("sessions.db"))?;
         let chat = LocalChat::open(dir.join("chat.jsonl"))?;
-        Ok(LocalSessionFactory::with_sqlite(Arc::new(registry), store).with_chat(Arc::new(chat)))
+        let mut factory =
+            LocalSessionFactory::with_sqlite(Arc::new(registry), store).with_chat(Arc::new(chat));
+        factory.host_mut().store_dir = Some(dir.to_path_buf());
+        Ok(factory)
     }
 
     pub(super) fn host_mut(&mut self) -> &mut Host {
@@ -397,6 +403,9 @@ impl LocalSessionFactory {
     }
 
     fn open_workspace(&self, path: &Path) -> Result<Arc<dyn Sandbox>, ServiceError> {
+        if let Some(store) = &self.host.store_dir {
+            host_files::store_outside(path, store)?;
+        }
         let sandbox = LocalSandbox::new(path).map_err(|err| {
             ServiceError::new(
                 ServiceErrorKind::Other,

@@ -17,6 +17,7 @@ mod children;
 mod code_mode;
 pub mod compose;
 mod factory;
+mod host_files;
 mod keyed_log;
 mod local_chat;
 mod open;
@@ -28,6 +29,8 @@ mod workspace;
 
 pub use cy_tools::Session;
 pub use factory::LocalSessionFactory;
+#[cfg(feature = "cli")]
+pub(crate) use host_files::{spec_outside, store_outside};
 pub use keyed_log::KeyedLog;
 pub use local_chat::LocalChat;
 pub use runner::{SubagentRun, SubagentRunner};

@@ -24,6 +24,7 @@ mod file_tools;
 mod isolation;
 mod load;
 mod mcp;
+mod outliving;
 mod path_attacks;
 mod postgres;
 mod process_tool;

@@ -8,6 +8,7 @@ use std::process::Stdio;
 use cy_tools::{PassedFd, ResourceLimits, ServiceError, ServiceErrorKind};
 use tokio::process::{Child, Command};
 
+use super::cgroup::ViewCgroup;
 use super::group::ProcessGroup;
 use super::resources::confine;
 use crate::sandbox::isolation::{self, ChildSetup, Confinements};
@@ -41,6 +42,8 @@ pub(crate) struct Launch<'a> {
     pub(crate) read_only: &'a [std::path::PathBuf],
     /// The view's confinements, one of which the command enters.
     pub(crate) confinements: &'a Confinements,
+    /// The view's cgroup, under which the command gets its own.
+    pub(crate) cgroup: &'a ViewCgroup,
 }
 
 /// Starts `command` with `/bin/sh -c` in a new process group.
@@ -72,12 +75,15 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
             ));
         }
     }
-    let confinement = confine(launch.resources);
+    let confinement = confine(launch.resources, launch.cgroup);
     let isolated = launch.confinements.for_command(launch.read_only)?;
     let tmp = isolated.as_ref().map(|i| i.tmp_path().to_path_buf());
     let cgroup_procs = match &confinement.cgroup {
-        Some(cgroup) => Some(isolation::cgroup_procs(&cgroup.procs_file())?),
-        None => None,
+        Some(cgroup) => cgroup
+            .procs_files()
+            .map(|file| isolation::cgroup_procs(&file))
+            .collect::<Result<Vec<_>, _>>()?,
+        None => Vec::new(),
     };
     let confined = isolated.is_some();
     let mut cmd = Command::new(SHELL);
@@ -126,7 +132,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         ));
     };
     Ok(Started {
-        group: ProcessGroup::new(pid).with_cgroup(confinement.cgroup),
+        group: ProcessGroup::new(pid, confinement.cgroup),
         child,
         pid,
     })
@@ -220,6 +226,7 @@ mod tests {
             pass_fds: &[],
             read_only: &[],
             confinements: &Confinements::new(&ExecLimits::default(), dir.path()),
+            cgroup: &ViewCgroup::new(None),
         };
         let err = start("true", &launch).err().unwrap();
         assert_eq!(err.kind(), ServiceErrorKind::Unavailable);

@@ -9,6 +9,11 @@
 //! without reaping it ([`watch_exit`]), the stragglers are killed ([`ProcessGroup::finish`]),
 //! and only then is the leader reaped. From that point the group is never signalled again, so
 //! a recycled pid can never be hit.
+//!
+//! A process that left the group (`setsid`, a double fork) is out of reach of the group's
+//! signal, but not of the command's cgroup, when the host could make one: every kill and the
+//! final [`ProcessGroup::finish`] empty the cgroup too (see [`RunCgroup::kill`]), which is safe
+//! at any time as it names no pid.
 
 use std::io;
 use std::sync::{Arc, Mutex, Weak};
@@ -22,8 +27,6 @@ use super::cgroup::RunCgroup;
 #[derive(Debug)]
 pub(crate) struct ProcessGroup {
     shared: Arc<Shared>,
-    /// The command's pids cgroup, if it has one: dropped (removed) after the group is killed.
-    cgroup: Option<RunCgroup>,
 }
 
 /// What [`kill_every_group`] needs of a group too.
@@ -33,6 +36,8 @@ struct Shared {
     /// Whether the group may still be signalled. Held while signalling, so a kill can never
     /// overlap the final [`ProcessGroup::finish`] and land after the leader is reaped.
     live: Mutex<bool>,
+    /// The command's cgroups, if it has them: emptied with the group, removed once dropped.
+    cgroup: Option<RunCgroup>,
 }
 
 /// Every group of this process not yet dropped. A group is normally killed when the future
@@ -41,41 +46,37 @@ struct Shared {
 static GROUPS: Mutex<Vec<Weak<Shared>>> = Mutex::new(Vec::new());
 
 impl ProcessGroup {
-    /// The group led by `pid`, a child started with `process_group(0)`.
-    pub(crate) fn new(pid: u32) -> Self {
+    /// The group led by `pid`, a child started with `process_group(0)`, whose processes are
+    /// all in `cgroup` when it has one.
+    pub(crate) fn new(pid: u32, cgroup: Option<RunCgroup>) -> Self {
         let shared = Arc::new(Shared {
             pgid: i32::try_from(pid).ok().and_then(Pid::from_raw),
             live: Mutex::new(true),
+            cgroup,
         });
         let mut groups = GROUPS.lock().unwrap_or_else(|e| e.into_inner());
         groups.retain(|group| group.strong_count() > 0);
         groups.push(Arc::downgrade(&shared));
         drop(groups);
-        ProcessGroup {
-            shared,
-            cgroup: None,
-        }
+        ProcessGroup { shared }
     }
 
-    /// The same group, owning the cgroup its command joined, so the cgroup lives as long.
-    pub(crate) fn with_cgroup(mut self, cgroup: Option<RunCgroup>) -> Self {
-        self.cgroup = cgroup;
-        self
-    }
-
-    /// Sends `SIGKILL` to every process in the group, unless the group is finished.
+    /// Sends `SIGKILL` to every process in the group, unless the group is finished, and to
+    /// every process in its cgroup.
     pub(crate) fn kill(&self) {
         self.shared.kill();
     }
 
-    /// Kills whatever is left of the group after its leader exited, and stops signalling it:
-    /// call it once the leader has exited and before reaping it.
+    /// Kills whatever is left of the group and its cgroup after its leader exited, and stops
+    /// signalling the group: call it once the leader has exited and before reaping it.
     pub(crate) fn finish(&self) {
         let mut live = self.shared.live.lock().unwrap_or_else(|e| e.into_inner());
         if *live {
             self.shared.signal();
             *live = false;
         }
+        drop(live);
+        self.shared.kill_cgroup();
     }
 }
 
@@ -84,6 +85,14 @@ impl Shared {
         let live = self.live.lock().unwrap_or_else(|e| e.into_inner());
         if *live {
             self.signal();
+        }
+        drop(live);
+        self.kill_cgroup();
+    }
+
+    fn kill_cgroup(&self) {
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.kill();
         }
     }
 

@@ -12,20 +12,21 @@ use std::sync::Once;
 
 use cy_tools::ResourceLimits;
 
-use super::cgroup::RunCgroup;
+use super::cgroup::{RunCgroup, ViewCgroup};
 
 /// What a command starts under: the shell text that sets the limits, and the cgroup (kept
-/// alive as long as the command's process group).
+/// alive as long as the command's process group, and emptied when it ends).
 #[derive(Debug, Default)]
 pub(crate) struct Confinement {
     /// Shell text to put in front of the command; empty when nothing is limited.
     pub(crate) prefix: String,
-    /// The command's pids cgroup, when the process count is held by one.
+    /// The command's cgroups, when this host can make them: they end every process of the
+    /// command, and hold its process count when they count.
     pub(crate) cgroup: Option<RunCgroup>,
 }
 
-/// The confinement for `limits` on this host.
-pub(crate) fn confine(limits: &ResourceLimits) -> Confinement {
+/// The confinement for `limits` on this host, for a command of `view`.
+pub(crate) fn confine(limits: &ResourceLimits, view: &ViewCgroup) -> Confinement {
     let mut prefix = String::new();
     if let Some(cpu) = limits.cpu_time {
         // `SIGXCPU` at the soft limit lets the program report it; `SIGKILL` a second later
@@ -46,14 +47,13 @@ pub(crate) fn confine(limits: &ResourceLimits) -> Confinement {
             bytes.div_ceil(1024).max(1)
         ));
     }
-    let mut cgroup = None;
+    // The new process joins it itself, before the shell starts.
+    let cgroup = RunCgroup::create(view, limits.processes);
     if let Some(max) = limits.processes {
-        cgroup = RunCgroup::create(max);
         match &cgroup {
-            // The new process joins it itself, before the shell starts.
-            Some(_) => {}
-            None if rustix::process::geteuid().is_root() => warn_root_unlimited(max),
-            None => {
+            Some(run) if run.counts() => {}
+            _ if rustix::process::geteuid().is_root() => warn_root_unlimited(max),
+            _ => {
                 // `RLIMIT_NPROC` counts all of the user's processes and threads, not the
                 // command's: allow what the user already runs, plus `max`.
                 let allowed = u64::from(max) + u64::from(user_tasks(rustix::process::getuid()));
@@ -115,9 +115,8 @@ mod tests {
 
     #[test]
     fn no_limits_no_prefix() {
-        let c = confine(&ResourceLimits::NONE);
+        let c = confine(&ResourceLimits::NONE, &ViewCgroup::new(None));
         assert_eq!(c.prefix, "");
-        assert!(c.cgroup.is_none());
     }
 
     #[test]
@@ -128,7 +127,7 @@ mod tests {
             processes: None,
         };
         assert_eq!(
-            confine(&limits).prefix,
+            confine(&limits, &ViewCgroup::new(None)).prefix,
             "ulimit -t 3 2>/dev/null; ulimit -S -t 2 2>/dev/null; ulimit -d 1 2>/dev/null; "
         );
     }

@@ -100,18 +100,16 @@ pub(super) fn add_path_rule(ruleset: &OwnedFd, parent: &OwnedFd, access: u64) ->
 pub(crate) struct ChildSetup {
     /// Descriptors to make inheritable (the SDK channel).
     pub(crate) inherit: Vec<RawFd>,
-    /// `cgroup.procs` of the command's pids cgroup, opened for writing: the process joins it.
-    pub(crate) cgroup_procs: Option<OwnedFd>,
+    /// `cgroup.procs` of each of the command's cgroups, opened for writing: the process joins
+    /// them.
+    pub(crate) cgroup_procs: Vec<OwnedFd>,
     /// The isolation to enter; `None` runs the command unconfined.
     pub(crate) confine: Option<Arc<Confinement>>,
 }
 
-/// Installs `setup` as `command`'s pre-exec hook. Nothing is installed when there is nothing
-/// to do, so a plain command keeps the fast spawn path.
+/// Installs `setup` as `command`'s pre-exec hook. Always, even for an unconfined command with
+/// no cgroup: the hook is what keeps the host's own stray descriptors from the command.
 pub(crate) fn install(command: &mut Command, setup: ChildSetup) {
-    if setup.inherit.is_empty() && setup.cgroup_procs.is_none() && setup.confine.is_none() {
-        return;
-    }
     let hook = move || run_in_child(&setup);
     // SAFETY: `run_in_child` makes only raw system calls (async-signal-safe), on values
     // prepared before the fork, allocates nothing and takes no lock.
@@ -120,15 +118,17 @@ pub(crate) fn install(command: &mut Command, setup: ChildSetup) {
     }
 }
 
-/// The hook's body, in the child: join the cgroup, drop privileges, enforce Landlock, then
-/// seccomp last (its filter could refuse the calls before it).
+/// The hook's body, in the child: keep only the descriptors meant for the command, join the
+/// cgroups, drop privileges, enforce Landlock, then seccomp last (its filter could refuse the
+/// calls before it).
 fn run_in_child(setup: &ChildSetup) -> io::Result<()> {
+    close_on_exec_from(3);
     for &fd in &setup.inherit {
         // SAFETY: `fd` is open in the parent while the command is started (the caller holds
         // it) and the child's table is a copy of the parent's.
         check(unsafe { libc::fcntl(fd, libc::F_SETFD, 0) })?;
     }
-    if let Some(procs) = &setup.cgroup_procs {
+    for procs in &setup.cgroup_procs {
         // "0" is the writing process itself, so the process joins before anything else runs.
         // SAFETY: writing two bytes from a static buffer to an open descriptor.
         let written = unsafe { libc::write(procs.as_raw_fd(), b"0".as_ptr().cast(), 1) };
@@ -172,6 +172,44 @@ fn run_in_child(setup: &ChildSetup) -> io::Result<()> {
         return Err(io::Error::last_os_error());
     }
     Ok(())
+}
+
+/// Marks every descriptor from `first` on close-on-exec, so the command inherits only stdin,
+/// stdout, stderr and the ones the caller makes inheritable again after this (the SDK
+/// channel). A descriptor the host itself was started with, open and inheritable (fd 3 on a
+/// file outside the workspace, say), would otherwise reach the command, which could read and
+/// write through it whatever Landlock says: Landlock checks opening, not an open descriptor.
+/// Marked rather than closed: the descriptors this hook still needs (the cgroup files, the
+/// ruleset) and the one the runtime learns a failed `exec` through close at `exec` anyway.
+/// `close_range` (Linux 5.11) does it in one call; before it, each number up to the
+/// descriptor limit is marked (a closed one fails with `EBADF`, ignored).
+fn close_on_exec_from(first: u32) {
+    // SAFETY: a plain system call with integer arguments; it only sets descriptor flags.
+    let marked = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            first,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if marked == 0 {
+        return;
+    }
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `getrlimit` writes into the live struct passed.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } < 0 {
+        limit.rlim_cur = 1 << 16;
+    }
+    let top = i32::try_from(limit.rlim_cur.min(1 << 20)).unwrap_or(1 << 20);
+    for fd in i32::try_from(first).unwrap_or(3)..top {
+        // SAFETY: `fcntl` on a descriptor number; for one that is not open it fails with
+        // `EBADF` and changes nothing.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
 }
 
 /// Root keeps no capability, and can get none back: the securebits make root an ordinary

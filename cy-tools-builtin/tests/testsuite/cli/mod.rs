@@ -3,6 +3,7 @@
 
 mod code_mode;
 mod commands;
+mod host_files;
 mod limits;
 mod signals;
 mod terminal;

@@ -172,7 +172,8 @@ print(json.dumps({"socket": kind, "answer": answer, "child": child,
         assert_eq!(out["package"], json!(["__init__.py", "tools.py"]));
         assert_eq!(out["first_on_path"], true);
         // No socket path, no token: nothing another process could use to reach the channel.
-        assert_eq!(out["names"], json!(["CY_SDK_FD"]));
+        // The package folder is reached through an inherited descriptor too, never by a name.
+        assert_eq!(out["names"], json!(["CY_SDK_DIR_FD", "CY_SDK_FD"]));
         for value in out["values"].as_array().unwrap() {
             let value = value.as_str().unwrap();
             assert!(
@@ -186,8 +187,9 @@ print(json.dumps({"socket": kind, "answer": answer, "child": child,
         let h = Harness::start(backend, CodeModeLimits::default(), None).await;
         // A process that escaped the run's process group and kept the channel tries it later.
         let late = r#"
-import json, time, cy_sdk
-open("ready", "w").close()
+import json, os, time, cy_sdk
+open("ready.tmp", "w").write(str(os.getpid()))
+os.rename("ready.tmp", "ready")
 time.sleep(1.0)
 try:
     out = {"late": cy_sdk.call("tally", text="a")}
@@ -199,7 +201,10 @@ open("late.json", "w").write(json.dumps(out))
             r#"
 import subprocess, sys
 fd = int(os.environ["CY_SDK_FD"])
-subprocess.Popen([sys.executable, "-c", {late:?}], pass_fds=[fd], start_new_session=True,
+# The package folder is reached through its descriptor too: a program the code starts keeps
+# both to use `cy_sdk`.
+package = int(os.environ["CY_SDK_DIR_FD"])
+subprocess.Popen([sys.executable, "-c", {late:?}], pass_fds=[fd, package], start_new_session=True,
                  stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
 import time
 while not os.path.exists("ready"):
@@ -209,8 +214,22 @@ print(json.dumps({{"started": True}}))
         );
         python_json(&h, &code).await;
         let written = h.root().join("late.json");
+        // Where the host makes cgroups (root), the escaped process is killed with its run, and
+        // never calls at all; elsewhere it outlives the run and its call must be refused.
+        let pid: u32 = std::fs::read_to_string(h.root().join("ready"))
+            .unwrap()
+            .parse()
+            .unwrap();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         while !written.exists() {
+            if !crate::support::process::running(pid) && !written.exists() {
+                assert!(
+                    crate::support::process::cgroups_catch_setsid(),
+                    "the late process died without calling: {:?}",
+                    std::fs::read_to_string(h.root().join("late.err"))
+                );
+                return;
+            }
             assert!(
                 std::time::Instant::now() < deadline,
                 "the late call never finished: {:?}",

@@ -8,5 +8,6 @@ mod cases;
 mod harness;
 mod limits;
 mod local;
+mod package_swap;
 mod remote;
 mod typed;

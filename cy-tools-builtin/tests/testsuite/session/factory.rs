@@ -3,7 +3,8 @@
 use std::sync::Arc;
 
 use cy_tools::{
-    CancellationToken, ExecutorSpec, SessionIdentity, SubagentProfile, ToolCall, ToolRegistry,
+    CancellationToken, ExecutorSpec, ServiceErrorKind, SessionIdentity, SubagentProfile, ToolCall,
+    ToolRegistry,
 };
 use cy_tools_builtin::SqliteStore;
 use cy_tools_builtin::session::LocalSessionFactory;
@@ -117,5 +118,48 @@ fn a_remote_executor_takes_its_token_from_the_named_variable_and_the_spec_keeps_
         let db = std::fs::read(dir.path().join("sessions.db")).unwrap();
         let all = [db, wal].concat();
         assert!(String::from_utf8_lossy(&all).contains("CY_TEST_TOKEN_NOT_SET"));
+    });
+}
+
+/// A store inside a session's workspace is refused when the session is created, and when a
+/// stored one is resumed: its commands could rewrite the store the factory reads unconfined.
+#[test]
+fn a_store_inside_the_workspace_is_refused_at_create_and_resume() {
+    runtime().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        let inside = LocalSessionFactory::embedded(ws.join(".cy-store")).unwrap();
+        let err = inside.create(spec("s-in", &ws)).await.err().unwrap();
+        assert_eq!(err.kind(), ServiceErrorKind::InvalidInput, "{err}");
+        assert!(
+            err.message().contains("is inside the workspace")
+                && err.message().contains(&format!(
+                    "for example `{}`",
+                    dir.path()
+                        .canonicalize()
+                        .unwrap()
+                        .join("ws.cy-store")
+                        .display()
+                )),
+            "{err}"
+        );
+        // Stored with its store beside the workspace, resumed fine; the same store moved into
+        // the workspace: its session is refused when resumed.
+        let store = dir.path().join("state");
+        let beside = LocalSessionFactory::embedded(&store).unwrap();
+        beside.create(spec("s-ok", &ws)).await.unwrap();
+        drop(beside);
+        LocalSessionFactory::embedded(&store)
+            .unwrap()
+            .resume("s-ok")
+            .await
+            .unwrap();
+        std::fs::remove_dir_all(ws.join(".cy-store")).unwrap();
+        std::fs::rename(&store, ws.join(".cy-store")).unwrap();
+        let moved = LocalSessionFactory::embedded(ws.join(".cy-store")).unwrap();
+        let err = moved.resume("s-ok").await.err().unwrap();
+        assert_eq!(err.kind(), ServiceErrorKind::InvalidInput, "{err}");
+        assert!(err.message().contains("is inside the workspace"), "{err}");
     });
 }

@@ -153,3 +153,16 @@ pub fn signal(pid: u32, signal: Signal) {
     let pid = Pid::from_raw(i32::try_from(pid).unwrap()).unwrap();
     rustix::process::kill_process(pid, signal).unwrap();
 }
+
+/// Whether the sandbox's commands here get cgroups, which catch a process that left its
+/// command's group and session: root, with a cgroup tree to make them in.
+pub fn cgroups_catch_setsid() -> bool {
+    let tree = [
+        "/sys/fs/cgroup/unified",
+        "/sys/fs/cgroup/pids",
+        "/sys/fs/cgroup",
+    ]
+    .iter()
+    .any(|p| Path::new(p).join("cgroup.procs").exists());
+    rustix::process::geteuid().is_root() && tree
+}
