@@ -4,5 +4,6 @@
 mod code_mode;
 mod commands;
 mod limits;
+mod narrowing;
 mod signals;
 mod terminal;
