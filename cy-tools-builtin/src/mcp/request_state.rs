@@ -66,7 +66,7 @@ impl Scope {
 
 /// A state that was accepted: its nonce (spent in this process already) and its expiry, until
 /// which a shared store must keep it spent.
-#[derive(Debug)]
+#[derive(Debug, PartialEq, Eq)]
 pub(super) struct Accepted {
     pub(super) nonce: String,
     pub(super) expires_ms: u64,
