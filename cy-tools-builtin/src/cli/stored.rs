@@ -77,7 +77,7 @@ pub(super) fn open(
                 }
             }
         };
-        let session = match build(allowed.clone()).await {
+        let session = match build(allowed).await {
             Ok(session) if wanted.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
                 return Err(CliError::new(format!(
                     "stored session `{}` was created without code mode, and a stored session keeps its settings; leave out --code-mode (and `code_mode` in the session file), or use another `session_id`",
@@ -100,14 +100,9 @@ pub(super) fn open(
                 let spec = SessionSpec::root(wanted.id, wanted.tenant, workspace.to_string_lossy())
                     .with_tools(tools)
                     .with_code_mode(wanted.code_mode);
-                let created = factory.create(spec).await.map_err(fail)?;
-                if allowed.is_none() {
-                    created
-                } else {
-                    // Stored whole, served narrowed: built again with the narrower list.
-                    drop(created);
-                    build(allowed.clone()).await.map_err(fail)?
-                }
+                // Created with the spec file's `tools` (and `execute_code`): already as narrow
+                // as `allowed`.
+                factory.create(spec).await.map_err(fail)?
             }
             Err(err) => return Err(fail(err)),
         };

@@ -154,7 +154,6 @@ fn over_mcp(dir: &Path, args: &[&str]) -> (Vec<(String, String)>, String) {
         .as_str()
         .unwrap_or_else(|| panic!("{called}"))
         .to_string();
-    drop(ask);
     drop(stdin);
     assert!(child.wait().unwrap().success());
     (tools, text)
