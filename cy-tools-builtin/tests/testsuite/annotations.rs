@@ -59,12 +59,12 @@ const TABLE: &[Row] = &[
     Row {
         name: "send_message",
         hints: "- - - open_world",
-        reason: "adds a message to another session's chat, which it never removes or overwrites",
+        reason: "posts to the people the session works for (outside the workspace); it adds a message, never removes or overwrites one",
     },
     Row {
         name: "signal",
         hints: "- - - -",
-        reason: "adds a pending signal for a session of this tenant; overwrites nothing",
+        reason: "adds a pending signal for a session of this tenant (a closed world); overwrites nothing, and an add is not idempotent",
     },
     Row {
         name: "terminal",
