@@ -42,13 +42,20 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         &runtime,
         default_approve,
     )?;
-    // A stored session's calls go through it, so they are recorded in its log.
+    // A stored session's calls go through it, so they are recorded in its log. The approval
+    // state names the workspace folder, so an answer is good over this folder only.
+    let workspace = opened.workspace.to_string_lossy().into_owned();
     let server = match opened.session {
         Some(session) => McpServer::for_session(session),
-        None => McpServer::new(opened.tools),
+        None => McpServer::new(opened.tools).map(|server| server.with_workspace(workspace)),
     }
     .and_then(McpServer::with_state_key_from_env)
     .map_err(|err| CliError::new(err.to_string()))?;
+    // With a store, each approval is spent in it: one replica runs it.
+    let server = match opened.spent_nonces {
+        Some(nonces) => server.with_spent_nonces(nonces),
+        None => server,
+    };
     if args.http.enabled() {
         mcp_http::serve(server, &args.http, &runtime)?;
     } else {

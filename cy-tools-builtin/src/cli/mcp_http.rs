@@ -1,22 +1,27 @@
 //! `cy-tools mcp --http ADDR`: the MCP server over streamable HTTP (see
-//! [`mcp::http`](crate::mcp::http)), with the token from `CY_TOOLS_MCP_TOKEN`.
+//! [`mcp::http`](crate::mcp::http)), with the token from `CY_TOOLS_MCP_TOKEN`, else one it
+//! makes and prints, else (`--no-token`, loopback only) none.
 
 use std::net::{SocketAddr, ToSocketAddrs as _};
 
 use super::error::CliError;
 use super::runtime::{CommandRuntime, Outcome};
 use crate::mcp::McpServer;
-use crate::mcp::http::{ENDPOINT, McpHttpConfig, McpHttpServer, TOKEN_ENV};
+use crate::mcp::http::{ENDPOINT, McpHttpAuth, McpHttpConfig, McpHttpServer, TOKEN_ENV};
 
 /// The options of `mcp` for HTTP.
 #[derive(Debug, clap::Args)]
 pub(super) struct HttpArgs {
-    /// Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. With the environment
-    /// variable `CY_TOOLS_MCP_TOKEN` set, every request must carry `Authorization: Bearer
-    /// <token>`; without it, only a loopback address is accepted. Plain HTTP: put a TLS proxy
-    /// in front of it for other machines
+    /// Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio. Every request must
+    /// carry `Authorization: Bearer <token>`: the token in the environment variable
+    /// `CY_TOOLS_MCP_TOKEN`, else a random one made at start and printed on stderr with how to
+    /// connect. Plain HTTP: put a TLS proxy in front of it for other machines
     #[arg(long, value_name = "HOST:PORT")]
     http: Option<String>,
+    /// Serve over HTTP without a token: anyone who can connect may call the tools, which on a
+    /// loopback address is every user of this machine. Accepted on loopback addresses only
+    #[arg(long, requires = "http")]
+    no_token: bool,
     /// A browser origin allowed to call the HTTP server (repeatable), as `scheme://host[:port]`
     /// or `scheme://host:*` for any port [default: on a loopback address, pages from
     /// `localhost`, `127.0.0.1` and `[::1]`; else none]
@@ -46,10 +51,10 @@ pub(super) fn serve(
     let Some(address) = &args.http else {
         return Err(CliError::new("`--http` was not given"));
     };
-    let mut config = McpHttpConfig::new(resolve(address)?);
-    config.token = token()?;
+    let (auth, made) = auth(args.no_token)?;
+    let mut config = McpHttpConfig::new(resolve(address)?, auth);
     config.allowed_origins.clone_from(&args.allow_origin);
-    let with_token = config.token.is_some();
+    let token = config.auth.token().map(str::to_string);
     let serve = async move {
         let server = McpHttpServer::bind(config, server)
             .await
@@ -58,14 +63,16 @@ pub(super) fn serve(
             .local_addr()
             .map_err(|err| CliError::new(format!("cannot read the listening address: {err}")))?;
         // On stderr, and always, so a script that bound port 0 learns the port.
-        eprintln!(
-            "serving MCP over streamable HTTP at http://{addr}{ENDPOINT}{}",
-            if with_token {
-                " (bearer token required)"
-            } else {
-                ""
+        let url = format!("http://{addr}{ENDPOINT}");
+        match &token {
+            Some(token) if made => eprintln!("{}", made_token_notice(&url, token)),
+            Some(_) => {
+                eprintln!("serving MCP over streamable HTTP at {url} (bearer token required)")
             }
-        );
+            None => eprintln!(
+                "serving MCP over streamable HTTP at {url} (no token: every local user can call the tools)"
+            ),
+        }
         server
             .run()
             .await
@@ -98,13 +105,36 @@ fn resolve(address: &str) -> Result<SocketAddr, CliError> {
     })
 }
 
-/// The token from the environment, if set.
-fn token() -> Result<Option<String>, CliError> {
+/// How callers are checked: the token from the environment, else none with `--no-token`,
+/// else a random one; and whether it was made here (then it is printed).
+fn auth(no_token: bool) -> Result<(McpHttpAuth, bool), CliError> {
     match std::env::var(TOKEN_ENV) {
-        Ok(token) => Ok(Some(token)),
-        Err(std::env::VarError::NotPresent) => Ok(None),
+        Ok(_) if no_token => Err(CliError::new(format!(
+            "`--no-token` was given and `{TOKEN_ENV}` is set; unset `{TOKEN_ENV}` to serve without a token, or leave out `--no-token` to require it"
+        ))),
+        Ok(token) => Ok((McpHttpAuth::Bearer(token), false)),
+        Err(std::env::VarError::NotPresent) if no_token => Ok((McpHttpAuth::NoToken, false)),
+        Err(std::env::VarError::NotPresent) => McpHttpAuth::random_token()
+            .map(|auth| (auth, true))
+            .map_err(|err| {
+                CliError::new(format!(
+                    "cannot make a token: {err}; set `{TOKEN_ENV}` to a secret, such as the output of `openssl rand -hex 32`"
+                ))
+            }),
         Err(std::env::VarError::NotUnicode(_)) => Err(CliError::new(format!(
             "`{TOKEN_ENV}` is not valid UTF-8; set it to a secret of printable ASCII, such as the output of `openssl rand -hex 32`"
         ))),
     }
+}
+
+/// What is printed when the token was made here, as Jupyter prints its URL with its token: the
+/// token itself (only whoever reads this process's stderr sees it), and how to connect.
+fn made_token_notice(url: &str, token: &str) -> String {
+    format!(
+        "serving MCP over streamable HTTP at {url} (bearer token required)\n\
+         `{TOKEN_ENV}` is not set, so this server made a token for this run; connect with the header\n\
+         \x20   Authorization: Bearer {token}\n\
+         for example: npx @modelcontextprotocol/inspector --cli {url} --header \"Authorization: Bearer {token}\" --method tools/list\n\
+         (set `{TOKEN_ENV}` to choose the token, or pass `--no-token` on a loopback address to serve without one)"
+    )
 }

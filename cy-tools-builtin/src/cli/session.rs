@@ -17,7 +17,7 @@ use super::runtime::CommandRuntime;
 use super::stored;
 use crate::code_mode::CodeModeExecutor;
 use crate::executor::PythonRunner;
-use crate::store::StoreLocation;
+use crate::store::{SpentNonces, StoreLocation};
 use crate::{LocalExecutor, LocalSandbox};
 
 /// The options `call` and `mcp` share.
@@ -31,7 +31,8 @@ pub(super) struct SessionArgs {
     /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
     /// "code_mode": true, "approve": "destructive"}.
     /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
-    /// session may have
+    /// session may have (a stored session is served with those of its stored tools it names,
+    /// never more, and in code mode its code reaches no others)
     #[arg(long, value_name = "FILE")]
     pub(super) spec: Option<PathBuf>,
     /// Keep the session in a store, so any worker naming the same store resumes it (its
@@ -62,6 +63,10 @@ pub(super) struct SessionArgs {
 pub(super) struct Opened {
     pub(super) tools: Toolset,
     pub(super) session: Option<Session>,
+    /// The workspace folder, absolute: what an MCP server binds its approval state to.
+    pub(super) workspace: PathBuf,
+    /// Where the store spends approval nonces once for every replica, with a store.
+    pub(super) spent_nonces: Option<Arc<dyn SpentNonces>>,
 }
 
 /// The session spec file. A fuller `SessionSpec` belongs to the runtime; this is the part the
@@ -155,11 +160,6 @@ pub(super) fn open(
     tracing::info!(%approve, "approval policy");
     let root = workspace(args, &spec)?;
     let code_mode = args.code_mode || spec.code_mode == Some(true);
-    let requested = if calling && code_mode {
-        None
-    } else {
-        requested
-    };
     let location = match &args.store {
         Some(text) => Some(
             StoreLocation::parse(text).map_err(|err| CliError::new(format!("--store: {err}")))?,
@@ -182,21 +182,37 @@ pub(super) fn open(
             code_mode,
             approve,
         };
-        let session = stored::open(location, wanted, requested, runtime)?;
+        let spec_path = args.spec.as_deref().unwrap_or(Path::new(""));
+        let workspace = std::path::absolute(&root).unwrap_or_else(|_| root.clone());
+        let (session, spent_nonces) =
+            stored::open(location, wanted, requested, calling, spec_path, runtime)?;
         return Ok(Opened {
             tools: session.tools().clone(),
             session: Some(session),
+            workspace,
+            spent_nonces,
         });
     }
-    // `call` in code mode binds what it can without a note for each tool it cannot: those
-    // notes are for choosing what `mcp` serves.
+    // `call` in code mode runs one tool whose code calls the others: the session gets them
+    // all (the spec's, else every one that binds), without a note for each tool it cannot
+    // bind (those notes are for choosing what `mcp` serves); the tool called must still be
+    // one the spec allows.
+    check_allowed(args, &spec, requested)?;
+    let requested = if calling && code_mode {
+        None
+    } else {
+        requested
+    };
     let notes = !calling;
+    let workspace = std::path::absolute(&root).unwrap_or_else(|_| root.clone());
     let (tools, context, executor) =
         open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
     let Some(executor) = executor else {
         return Ok(Opened {
             tools,
             session: None,
+            workspace,
+            spent_nonces: None,
         });
     };
     // The session the code calls back into, kept alive by the one handed out.
@@ -206,6 +222,8 @@ pub(super) fn open(
     Ok(Opened {
         tools: session.tools().clone(),
         session: Some(session),
+        workspace,
+        spent_nonces: None,
     })
 }
 
@@ -256,15 +274,6 @@ fn open_unstored(
     );
     let built = |tools: Toolset| (tools, Arc::clone(&context), code_mode.clone());
 
-    if let (Some(requested), Some(allowed)) = (requested, &spec.tools)
-        && let Some(outside) = requested.iter().find(|name| !allowed.contains(name))
-    {
-        return Err(CliError::new(format!(
-            "tool `{outside}` is not in the session spec's tools ({}); add it to `tools` in `{}` or use one of those",
-            listed(allowed),
-            args.spec.as_deref().unwrap_or(Path::new("")).display(),
-        )));
-    }
     let Some(names) = requested.or(spec.tools.as_deref()) else {
         // Every registered tool: those this session cannot serve are left out, with a note.
         return Ok(built(
@@ -294,6 +303,24 @@ fn open_unstored(
             Some((_, LeftOut::Unavailable(err))) => CliError::new(err.to_string()),
             _ => CliError::new(report.to_string()),
         })
+}
+
+/// Every `requested` tool is in the spec's `tools`, when it has some.
+fn check_allowed(
+    args: &SessionArgs,
+    spec: &Spec,
+    requested: Option<&[String]>,
+) -> Result<(), CliError> {
+    if let (Some(requested), Some(allowed)) = (requested, &spec.tools)
+        && let Some(outside) = requested.iter().find(|name| !allowed.contains(name))
+    {
+        return Err(CliError::new(format!(
+            "tool `{outside}` is not in the session spec's tools ({}); add it to `tools` in `{}` or use one of those",
+            listed(allowed),
+            args.spec.as_deref().unwrap_or(Path::new("")).display(),
+        )));
+    }
+    Ok(())
 }
 
 fn workspace(args: &SessionArgs, spec: &Spec) -> Result<PathBuf, CliError> {

@@ -15,7 +15,7 @@ use rmcp::service::RequestContext;
 use serde_json::Value;
 
 use super::approval::{CANNOT_ELICIT, decision, elicitation};
-use super::request_state::StateCodec;
+use super::request_state::{Accepted, Scope, StateCodec};
 
 /// The key of the approval question among a round's input requests.
 const APPROVE: &str = "approve";
@@ -24,15 +24,16 @@ const APPROVE: &str = "approve";
 pub(super) enum Round {
     Ask(InputRequiredResult),
     Decided(Decision),
-    /// Answered with a state this replica accepted: the decision, and the state's nonce, which
-    /// a session's shared log can say was spent by another replica.
-    Answered(Decision, String),
+    /// Answered with a state this replica accepted: the decision, and the state's nonce and
+    /// expiry, for the shared store (or log) to say whether another replica spent it.
+    Answered(Decision, Accepted),
 }
 
 /// The approval round of a call of `tool` that needs approval, from a client of protocol
-/// 2026-07-28 or later.
+/// 2026-07-28 or later, in the session `scope` names.
 pub(super) fn approval_round(
     codec: Result<&StateCodec, &str>,
+    scope: &Scope,
     request: &CallToolRequestParams,
     context: &RequestContext<RoleServer>,
     tool: &BoundTool,
@@ -58,8 +59,8 @@ pub(super) fn approval_round(
         })
         .unwrap_or_else(|| "client".to_string());
     if let Some(state) = &request.request_state {
-        let nonce = match codec.open(state, tool.name(), arguments) {
-            Ok(nonce) => nonce,
+        let accepted = match codec.open(state, scope, tool.name(), arguments) {
+            Ok(accepted) => accepted,
             Err(refused) => {
                 tracing::info!(tool = tool.name(), "refused an approval state: {refused:?}");
                 return Round::Decided(Decision::Unavailable {
@@ -73,7 +74,7 @@ pub(super) fn approval_round(
             .and_then(|responses| responses.get(APPROVE))
             .and_then(|answer| serde_json::from_value::<ElicitResult>(answer.clone()).ok());
         return match answer {
-            Some(answer) => Round::Answered(decision(&answer.action, &client), nonce),
+            Some(answer) => Round::Answered(decision(&answer.action, &client), accepted),
             None => Round::Decided(Decision::Unavailable {
                 reason: format!(
                     "the client sent the approval state back without an answer to the `{APPROVE}` question (`inputResponses.{APPROVE}`); call the tool again to be asked anew"
@@ -99,7 +100,7 @@ pub(super) fn approval_round(
         policy: tool.approval_policy(),
     }
     .question();
-    let state = match codec.seal(tool.name(), arguments) {
+    let state = match codec.seal(scope, tool.name(), arguments) {
         Ok(state) => state,
         Err(why) => {
             return Round::Decided(Decision::Unavailable {

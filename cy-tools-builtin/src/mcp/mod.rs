@@ -21,7 +21,9 @@
 //!   [`ApprovalPolicy`](cy_tools::approval::ApprovalPolicy)) asks the client by elicitation
 //!   before it runs: a 2025-11-25 client over stdio by an `elicitation/create` request, a
 //!   2026-07-28 client by an `input_required` result whose `requestState` is signed
-//!   ([`STATE_KEY_ENV`]). A client that cannot be asked has the call refused, with what to do.
+//!   ([`STATE_KEY_ENV`]) and good in the session it was asked in only; with a shared store
+//!   ([`McpServer::with_spent_nonces`]) its nonce is spent there, once for every replica. A
+//!   client that cannot be asked has the call refused, with what to do.
 //! * Input that is not a valid message is answered as JSON-RPC 2.0 says, before `rmcp` sees it
 //!   (`line_check`): `-32700` with `"id": null` for a line that is not JSON, `-32600` with the
 //!   request's `id` (or `null`) for an invalid request, nothing for a malformed notification.

@@ -3,12 +3,15 @@
 //! The server keeps nothing between the round that asks and the round that answers: the state
 //! travels with the client, signed with HMAC-SHA256 under a key every replica shares
 //! ([`STATE_KEY_ENV`]), so whichever replica the answer reaches can check it. It is bound to
-//! the call (the tool's name and a digest of its arguments), expires after
-//! [`STATE_LIFETIME`], and carries a random nonce each replica spends once; a state that was
-//! changed, made up, signed under another key, issued for another call, expired or already
-//! used is refused. A replica knows only the nonces it spent itself: replicas of one stored
-//! session also look for the nonce in its shared execution log (the server runs an approved
-//! call under an id ending in [`spent_suffix`]), which holds a call once it has finished.
+//! the session it was asked in ([`Scope`]: session id, tenant and workspace) and to the call
+//! (the tool's name and a digest of its arguments), expires after [`STATE_LIFETIME`], and
+//! carries a random nonce spent once; a state that was changed, made up, signed under another
+//! key, issued in another session or for another call, expired or already used is refused.
+//!
+//! Where the nonce is spent: in the store when replicas share one (a row inserted atomically,
+//! [`SpentNonces`](crate::store::SpentNonces), before the call runs, so no second replica can
+//! run it, even while the first call still runs); without one, in this process only, so each
+//! replica sharing the key could run an answer once within its lifetime.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -34,13 +37,43 @@ pub const STATE_LIFETIME: Duration = Duration::from_secs(600);
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum StateError {
     Forged,
+    OtherSession,
     OtherCall,
     Expired,
     Replayed,
 }
 
-/// The suffix of the id a call approved with a state runs under, naming the state's nonce:
-/// what lets a replica see in a shared execution log that another replica spent it.
+/// The session an approval was asked in: a state is good in that session alone, so an answer
+/// given for session A's call cannot run in session B's workspace on a replica that shares
+/// the key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Scope {
+    pub(super) session: String,
+    pub(super) tenant: String,
+    /// The workspace as the server names it (its folder, or its host and folder).
+    pub(super) workspace: String,
+}
+
+impl Scope {
+    fn digest(&self) -> String {
+        digest(&Value::from(vec![
+            self.session.as_str(),
+            self.tenant.as_str(),
+            self.workspace.as_str(),
+        ]))
+    }
+}
+
+/// A state that was accepted: its nonce (spent in this process already) and its expiry, until
+/// which a shared store must keep it spent.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Accepted {
+    pub(super) nonce: String,
+    pub(super) expires_ms: u64,
+}
+
+/// The suffix of the id a call approved with a state runs under, naming the state's nonce, so
+/// the execution log shows which approval ran it.
 pub(super) fn spent_suffix(nonce: &str) -> String {
     format!("#approval-{nonce}")
 }
@@ -49,6 +82,7 @@ impl std::fmt::Display for StateError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             StateError::Forged => "the approval state the client sent back (`requestState`) is not one this server signed: it was changed, made up, or signed under another key (replicas must share `CY_TOOLS_MCP_STATE_KEY`); call the tool again without it to be asked anew",
+            StateError::OtherSession => "the approval state the client sent back was issued in another session (another session id, tenant or workspace); call the tool again without it to be asked in this one",
             StateError::OtherCall => "the approval state the client sent back was issued for another call (another tool or other arguments); call the tool again without it to be asked anew",
             StateError::Expired => "the approval state the client sent back has expired (an approval question can be answered for 10 minutes); call the tool again to be asked anew",
             StateError::Replayed => "the approval state the client sent back was already used: one approval runs one call; call the tool again to be asked anew",
@@ -58,6 +92,9 @@ impl std::fmt::Display for StateError {
 
 #[derive(Serialize, Deserialize)]
 struct Claims {
+    /// A digest of the session asked in ([`Scope`]): the client reads the claims, and need
+    /// not learn the workspace's path.
+    scope: String,
     /// The tool's name.
     tool: String,
     /// SHA-256 of the arguments, keys sorted, hex.
@@ -104,9 +141,15 @@ impl StateCodec {
         <Hmac<Sha256>>::new_from_slice(&self.key).expect("HMAC accepts any key length")
     }
 
-    /// The state for an approval of `tool` called with `arguments`.
-    pub(super) fn seal(&self, tool: &str, arguments: &Value) -> Result<String, String> {
+    /// The state for an approval of `tool` called with `arguments` in `scope`.
+    pub(super) fn seal(
+        &self,
+        scope: &Scope,
+        tool: &str,
+        arguments: &Value,
+    ) -> Result<String, String> {
         let claims = Claims {
+            scope: scope.digest(),
             tool: tool.to_string(),
             args: digest(arguments),
             nonce: crate::random::hex(16).map_err(|err| err.to_string())?,
@@ -119,14 +162,15 @@ impl StateCodec {
         Ok(format!("cy1.{body}.{tag}"))
     }
 
-    /// Checks `state` for a call of `tool` with `arguments`, and spends its nonce, which it
-    /// returns.
+    /// Checks `state` for a call of `tool` with `arguments` in `scope`, and spends its nonce
+    /// in this process.
     pub(super) fn open(
         &self,
         state: &str,
+        scope: &Scope,
         tool: &str,
         arguments: &Value,
-    ) -> Result<String, StateError> {
+    ) -> Result<Accepted, StateError> {
         let mut parts = state.split('.');
         let (Some("cy1"), Some(body), Some(tag), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())
@@ -145,6 +189,9 @@ impl StateCodec {
             .ok()
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
             .ok_or(StateError::Forged)?;
+        if claims.scope != scope.digest() {
+            return Err(StateError::OtherSession);
+        }
         if claims.tool != tool || claims.args != digest(arguments) {
             return Err(StateError::OtherCall);
         }
@@ -161,7 +208,10 @@ impl StateCodec {
         if spent.insert(claims.nonce.clone(), claims.exp).is_some() {
             return Err(StateError::Replayed);
         }
-        Ok(claims.nonce)
+        Ok(Accepted {
+            nonce: claims.nonce,
+            expires_ms: claims.exp,
+        })
     }
 }
 
@@ -219,46 +269,79 @@ mod tests {
 
     const KEY: &[u8] = b"0123456789abcdef0123456789abcdef";
 
+    fn scope(session: &str, tenant: &str, workspace: &str) -> Scope {
+        Scope {
+            session: session.into(),
+            tenant: tenant.into(),
+            workspace: workspace.into(),
+        }
+    }
+
+    fn a() -> Scope {
+        scope("s-a", "acme", "/w/a")
+    }
+
     #[test]
     fn a_state_opens_once_for_its_own_call_only() {
         let codec = StateCodec::new(KEY).unwrap();
         let args = json!({"path": "a.txt", "content": "x"});
-        let state = codec.seal("write_file", &args).unwrap();
+        let state = codec.seal(&a(), "write_file", &args).unwrap();
         assert_eq!(
             codec.open(
                 &state,
+                &a(),
                 "write_file",
                 &json!({"path": "b.txt", "content": "x"})
             ),
             Err(StateError::OtherCall)
         );
         assert_eq!(
-            codec.open(&state, "edit_file", &args),
+            codec.open(&state, &a(), "edit_file", &args),
             Err(StateError::OtherCall)
         );
         // Keys in another order are the same arguments.
         let nonce = codec
             .open(
                 &state,
+                &a(),
                 "write_file",
                 &json!({"content": "x", "path": "a.txt"}),
             )
             .unwrap();
-        assert_eq!(nonce.len(), 32);
+        assert_eq!(nonce.nonce.len(), 32);
         assert_eq!(
-            codec.open(&state, "write_file", &args),
+            codec.open(&state, &a(), "write_file", &args),
             Err(StateError::Replayed)
         );
+    }
+
+    #[test]
+    fn a_state_opens_in_the_session_it_was_asked_in_only() {
+        let codec = StateCodec::new(KEY).unwrap();
+        let args = json!({"path": "a.txt", "content": "x"});
+        let state = codec.seal(&a(), "write_file", &args).unwrap();
+        for other in [
+            scope("s-b", "acme", "/w/a"),
+            scope("s-a", "other", "/w/a"),
+            scope("s-a", "acme", "/w/b"),
+        ] {
+            assert_eq!(
+                codec.open(&state, &other, "write_file", &args),
+                Err(StateError::OtherSession),
+                "{other:?}"
+            );
+        }
+        assert!(codec.open(&state, &a(), "write_file", &args).is_ok());
     }
 
     #[test]
     fn a_changed_or_foreign_state_is_forged() {
         let codec = StateCodec::new(KEY).unwrap();
         let args = json!({"path": "a.txt"});
-        let state = codec.seal("write_file", &args).unwrap();
+        let state = codec.seal(&a(), "write_file", &args).unwrap();
         let other = StateCodec::new(b"another key of thirty-two bytes!!").unwrap();
         assert_eq!(
-            other.open(&state, "write_file", &args),
+            other.open(&state, &a(), "write_file", &args),
             Err(StateError::Forged)
         );
         let mut changed = state.clone().into_bytes();
@@ -266,20 +349,20 @@ mod tests {
         changed[at] = if changed[at] == b'A' { b'B' } else { b'A' };
         let changed = String::from_utf8(changed).unwrap();
         assert_eq!(
-            codec.open(&changed, "write_file", &args),
+            codec.open(&changed, &a(), "write_file", &args),
             Err(StateError::Forged)
         );
         assert_eq!(
-            codec.open("cy1.e30.", "write_file", &args),
+            codec.open("cy1.e30.", &a(), "write_file", &args),
             Err(StateError::Forged)
         );
         assert_eq!(
-            codec.open("anything", "write_file", &args),
+            codec.open("anything", &a(), "write_file", &args),
             Err(StateError::Forged)
         );
         // A replica with the same key accepts it.
         let replica = StateCodec::new(KEY).unwrap();
-        assert!(replica.open(&state, "write_file", &args).is_ok());
+        assert!(replica.open(&state, &a(), "write_file", &args).is_ok());
     }
 
     #[test]

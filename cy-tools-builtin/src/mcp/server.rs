@@ -17,7 +17,7 @@ use super::approval::{Decided, Eliciting, STATELESS};
 use super::call_slots::{CallSlots, DEFAULT_MAX_CONCURRENT_CALLS};
 use super::convert::call_tool_result;
 use super::input_required::{Round, approval_round};
-use super::request_state::{STATE_KEY_ENV, StateCodec, StateError, spent_suffix};
+use super::request_state::{Accepted, STATE_KEY_ENV, Scope, StateCodec, StateError, spent_suffix};
 use super::{ServeError, call_task, progress};
 use cy_tools::approval::Decision;
 
@@ -43,6 +43,9 @@ pub struct McpServer {
     state: Arc<Result<StateCodec, String>>,
     /// Served over stateless HTTP, where no request can reach a 2025-11-25 client mid-call.
     stateless: bool,
+    /// Where approval nonces are spent once for every replica: the shared store, if any.
+    #[cfg(feature = "sessions")]
+    spent_nonces: Option<Arc<dyn crate::store::SpentNonces>>,
 }
 
 struct Inner {
@@ -54,6 +57,8 @@ struct Inner {
     declarations: Vec<Tool>,
     /// `` `a`, `b`, `c` ``, for the unknown-tool error.
     names_listed: String,
+    /// The workspace approval state is bound to, with the tool's session id and tenant.
+    workspace: String,
     info: ServerConfig,
 }
 
@@ -96,6 +101,7 @@ impl McpServer {
                 session: None,
                 declarations,
                 names_listed,
+                workspace: String::new(),
                 info,
             }),
             call_runtime: None,
@@ -103,7 +109,43 @@ impl McpServer {
             list_scope: CacheScope::Public,
             state: Arc::new(StateCodec::random()),
             stateless: false,
+            #[cfg(feature = "sessions")]
+            spent_nonces: None,
         })
+    }
+
+    /// The same server, binding the approval state it signs to `workspace` (with the called
+    /// tool's session id and tenant): an answer given here is refused by a server of the same
+    /// key over another workspace. [`for_session`](Self::for_session) names the session's.
+    #[must_use]
+    pub fn with_workspace(mut self, workspace: impl Into<String>) -> Self {
+        let workspace = workspace.into();
+        match Arc::get_mut(&mut self.inner) {
+            Some(inner) => inner.workspace = workspace,
+            None => {
+                let inner = &*self.inner;
+                self.inner = Arc::new(Inner {
+                    tools: inner.tools.clone(),
+                    session: inner.session.clone(),
+                    declarations: inner.declarations.clone(),
+                    names_listed: inner.names_listed.clone(),
+                    workspace,
+                    info: inner.info.clone(),
+                });
+            }
+        }
+        self
+    }
+
+    /// The same server, spending the nonce of each approval state it accepts in `nonces`
+    /// before the call runs, so that of the replicas sharing that store (and the state key)
+    /// exactly one runs an answer, even while its call still runs elsewhere. Without it each
+    /// server spends nonces in its own memory only (see the README).
+    #[cfg(feature = "sessions")]
+    #[must_use]
+    pub fn with_spent_nonces(mut self, nonces: Arc<dyn crate::store::SpentNonces>) -> Self {
+        self.spent_nonces = Some(nonces);
+        self
     }
 
     /// The same server, signing the state of approvals asked in 2026-07-28's multi-round form
@@ -145,6 +187,7 @@ impl McpServer {
     pub fn for_session(session: Session) -> Result<Self, ServeError> {
         let mut server = McpServer::new(session.tools().clone())?;
         if let Some(inner) = Arc::get_mut(&mut server.inner) {
+            inner.workspace = session_workspace(&session);
             inner.session = Some(session);
         }
         Ok(server)
@@ -193,10 +236,35 @@ impl McpServer {
         self
     }
 
+    /// The session an approval of `tool` is asked and answered in.
+    fn scope(&self, tool: &cy_tools::BoundTool) -> Scope {
+        Scope {
+            session: tool.session().session_id.clone(),
+            tenant: tool.session().tenant.clone(),
+            workspace: self.inner.workspace.clone(),
+        }
+    }
+
+    /// Whether an accepted state was spent already by another replica: in the shared store
+    /// when there is one (spending it there now, atomically), else in the session's
+    /// execution log (which holds a call once it finished). `Err`: the store could not say,
+    /// and the call must not run.
+    async fn spent_elsewhere(&self, accepted: &Accepted) -> Result<bool, String> {
+        #[cfg(feature = "sessions")]
+        if let Some(nonces) = &self.spent_nonces {
+            return nonces
+                .spend(&accepted.nonce, accepted.expires_ms)
+                .await
+                .map(|spent_here| !spent_here)
+                .map_err(|err| err.to_string());
+        }
+        Ok(self.in_log(&spent_suffix(&accepted.nonce)).await)
+    }
+
     /// Whether the session's execution log, which replicas serving one stored session share,
     /// has a call run under an approval state with this suffix: spent by another replica. A
     /// log that cannot be read counts as not (this replica's own record still holds).
-    async fn spent_elsewhere(&self, suffix: &str) -> bool {
+    async fn in_log(&self, suffix: &str) -> bool {
         let Some(session) = &self.inner.session else {
             return false;
         };
@@ -290,7 +358,8 @@ impl ServerHandler for McpServer {
                 // 2026-07-28 has no server-to-client requests: the question goes back as the
                 // answer, and the call comes again with the user's answer.
                 let state = self.state.as_ref().as_ref().map_err(String::as_str);
-                match approval_round(state, &request, &context, tool, &call.arguments) {
+                let scope = self.scope(tool);
+                match approval_round(state, &scope, &request, &context, tool, &call.arguments) {
                     Round::Ask(input_required) => {
                         return Ok(CallToolResponse::InputRequired(input_required));
                     }
@@ -298,17 +367,20 @@ impl ServerHandler for McpServer {
                         let decided = Decided::new(call.id.clone(), decision);
                         call = call.with_approver(Arc::new(decided));
                     }
-                    Round::Answered(decision, nonce) => {
-                        let suffix = spent_suffix(&nonce);
-                        let decision = if self.spent_elsewhere(&suffix).await {
-                            Decision::Unavailable {
+                    Round::Answered(decision, accepted) => {
+                        let decision = match self.spent_elsewhere(&accepted).await {
+                            Ok(false) => decision,
+                            Ok(true) => Decision::Unavailable {
                                 reason: StateError::Replayed.to_string(),
-                            }
-                        } else {
-                            decision
+                            },
+                            Err(err) => Decision::Unavailable {
+                                reason: format!(
+                                    "the approval state could not be spent in the session store ({err}); call the tool again once the store is reachable"
+                                ),
+                            },
                         };
                         // Under an id naming the state, so the log shows it spent.
-                        call.id.push_str(&suffix);
+                        call.id.push_str(&spent_suffix(&accepted.nonce));
                         let decided = Decided::new(call.id.clone(), decision);
                         call = call.with_approver(Arc::new(decided));
                     }
@@ -406,6 +478,27 @@ impl ServerHandler for McpServer {
             None,
         ))
     }
+}
+
+/// The workspace of `session` as approval state names it: its execution host and folder, or
+/// its folder.
+fn session_workspace(session: &Session) -> String {
+    if let Some(spec) = session.spec() {
+        return match &spec.workspace_host {
+            Some(host) => format!(
+                "{} {} {}",
+                host.url,
+                host.name,
+                host.folder.as_deref().unwrap_or("")
+            ),
+            None => spec.workspace.clone(),
+        };
+    }
+    session
+        .env()
+        .and_then(|env| env.resolve_path(".").ok())
+        .map(|path| path.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 impl std::fmt::Debug for McpServer {

@@ -19,9 +19,10 @@ use super::tree_coordinator::TreeCoordinator;
 use super::{KeyedLog, LocalChat, Session, SubagentRunner, TenantCoordinator};
 use super::{host_files, workspace};
 use crate::executor::{LocalExecutor, PythonRunner, RunSlots};
-use crate::store::SqliteStore;
+use crate::store::{SpentNonces, SqliteStore};
 use crate::{ExecLimits, LocalSandbox};
 
+mod narrow;
 mod spawn;
 
 type Secrets = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -98,6 +99,9 @@ pub(super) struct Host {
     pub(super) code_mode: code_mode::Settings,
     /// The embedded store's folder, which no workspace may contain (see [`host_files`]).
     store_dir: Option<PathBuf>,
+    /// Where an MCP server of these sessions spends approval nonces: the store, when it has
+    /// the table (see [`spent_nonces`](LocalSessionFactory::spent_nonces)).
+    pub(super) spent_nonces: Option<Arc<dyn SpentNonces>>,
 }
 
 impl LocalSessionFactory {
@@ -127,6 +131,7 @@ impl LocalSessionFactory {
                 approver: None,
                 code_mode: code_mode::Settings::default(),
                 store_dir: None,
+                spent_nonces: None,
             }),
         }
     }
@@ -134,7 +139,9 @@ impl LocalSessionFactory {
     /// A factory over one SQLite store (specs and calls).
     pub fn with_sqlite(registry: Arc<ToolRegistry>, store: SqliteStore) -> Self {
         let store = Arc::new(store);
-        LocalSessionFactory::new(registry, store.clone(), store)
+        let mut factory = LocalSessionFactory::new(registry, store.clone(), store.clone());
+        factory.host_mut().spent_nonces = Some(store);
+        factory
     }
 
     /// The embedded default: every tool linked into the binary, `state_dir/sessions.db` for
@@ -481,6 +488,20 @@ impl LocalSessionFactory {
         parent_call: Option<String>,
         extras: &Extras,
     ) -> Result<Session, ServiceError> {
+        self.build_within(spec, env, parent_call, extras, None)
+    }
+
+    /// [`build`](Self::build), keeping of the planned tools only those named in `only` (when
+    /// given): before binding, so that in code mode the session its code calls back into, and
+    /// the module and description it is shown, have those tools and no others.
+    fn build_within(
+        &self,
+        spec: Arc<SessionSpec>,
+        env: Arc<dyn Sandbox>,
+        parent_call: Option<String>,
+        extras: &Extras,
+        only: Option<&[String]>,
+    ) -> Result<Session, ServiceError> {
         let log: Arc<dyn ExecutionLog> =
             Arc::new(KeyedLog::new(Arc::clone(&self.host.log), spec.id()));
         let executor = self.executor(&spec, &env)?;
@@ -511,7 +532,10 @@ impl LocalSessionFactory {
             Vec::new()
         };
         let context = Arc::new(context);
-        let plan = compose::plan(&spec, &chat_tools, extras).map_err(invalid)?;
+        let mut plan = compose::plan(&spec, &chat_tools, extras).map_err(invalid)?;
+        if let Some(only) = only {
+            plan.retain(|planned| only.iter().any(|name| name == planned.name));
+        }
         let tools = compose::bind(
             &plan,
             &self.host.registry,

@@ -81,6 +81,7 @@ impl LocalSessionFactory {
         let all = store.clone();
         LocalSessionFactory::new(registry, scoped.clone(), scoped.clone())
             .with_chat(scoped.clone())
+            .with_spent_nonces(scoped.clone())
             .with_coordinator(scoped)
             .with_tenant_coordinators(move |tenant| Arc::new(all.tenant(tenant)))
     }

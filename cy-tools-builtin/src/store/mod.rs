@@ -3,6 +3,7 @@
 //! * [`SqliteStore`] is the embedded default: one SQLite file, for the workers of one host.
 //! * `PostgresStore` (feature `postgres`) is one PostgreSQL database shared by any number of
 //!   workers on any number of hosts, with the chat and the coordinator in it too.
+//! * [`SpentNonces`]: both spend an MCP server's approval nonces once for every replica.
 //! * [`StoreLocation`] is where a store is, as a URL or a folder says it (`--store`,
 //!   `CY_TOOLS_STORE`).
 //!
@@ -11,11 +12,13 @@
 
 mod disk;
 mod location;
+mod nonces;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod sqlite;
 
 pub use location::StoreLocation;
+pub use nonces::SpentNonces;
 #[cfg(feature = "postgres")]
 pub use postgres::{PostgresSettings, PostgresStore, TenantStore, schema::SCHEMA_VERSION};
 pub use sqlite::SqliteStore;

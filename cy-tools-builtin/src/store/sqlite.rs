@@ -14,7 +14,7 @@ use super::disk::{DiskTrouble, disk_trouble, store_error};
 /// The migrations, in order: (version, SQL). The version reached is kept in SQLite's
 /// `user_version`. The first is written with `IF NOT EXISTS` because files made before the
 /// schema was versioned (at version 0) already have its tables.
-const MIGRATIONS: &[(i32, &str)] = &[(1, SCHEMA_1), (2, SCHEMA_2)];
+const MIGRATIONS: &[(i32, &str)] = &[(1, SCHEMA_1), (2, SCHEMA_2), (3, SCHEMA_3)];
 
 /// The newest schema version this build knows.
 const SCHEMA_VERSION: i32 = MIGRATIONS[MIGRATIONS.len() - 1].0;
@@ -56,6 +56,15 @@ CREATE TABLE usage (
     recorded_ms   INTEGER NOT NULL
 );
 CREATE INDEX usage_session ON usage(session_id, seq);
+";
+
+/// Approval nonces spent by MCP servers of this store (see `store::nonces`).
+const SCHEMA_3: &str = "
+CREATE TABLE spent_nonces (
+    nonce      TEXT PRIMARY KEY NOT NULL,
+    expires_ms INTEGER NOT NULL
+);
+CREATE INDEX spent_nonces_expiry ON spent_nonces(expires_ms);
 ";
 
 /// Brings the file to [`SCHEMA_VERSION`] in one write transaction (so processes opening it
@@ -174,7 +183,7 @@ impl SqliteStore {
     }
 
     /// Runs `work` on the connection, on the blocking pool.
-    async fn with_conn<T: Send + 'static>(
+    pub(super) async fn with_conn<T: Send + 'static>(
         &self,
         what: &'static str,
         work: impl FnOnce(&Connection) -> rusqlite::Result<T> + Send + 'static,
@@ -229,7 +238,7 @@ impl std::fmt::Debug for SqliteStore {
     }
 }
 
-fn now_ms() -> i64 {
+pub(super) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))

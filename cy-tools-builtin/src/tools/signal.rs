@@ -63,10 +63,12 @@ pub async fn signal(
 
 /// Wait for a named signal sent to this session, up to `timeout_ms`; returns who sent it and
 /// its payload. Signals that arrived before the wait are kept, so none is missed.
+// Destructive, not read-only: the wait consumes the signal it returns, so another waiter for
+// that name no longer gets it; an approval policy of `destructive` must therefore ask.
 #[tool(
     title = "Wait for a signal",
     capabilities(coordinator, session),
-    read_only,
+    destructive,
     open_world = false
 )]
 pub async fn wait_for_signal(

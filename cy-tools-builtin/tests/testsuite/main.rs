@@ -10,6 +10,7 @@
 mod support;
 
 mod agent;
+mod annotations;
 mod cli;
 mod code_mode;
 mod concurrent_runs;

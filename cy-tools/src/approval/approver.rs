@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::ApprovalPolicy;
+use super::question::{show_arguments, visible};
 use crate::BoxFuture;
 
 /// One call waiting for approval, as an [`Approver`] sees it.
@@ -27,8 +28,9 @@ pub struct ApprovalRequest<'a> {
 
 impl ApprovalRequest<'_> {
     /// The question for a person, one paragraph:
-    /// ``Allow `write_file` ("Write a file") with {"path":"a.txt"}?``, arguments cut at 500
-    /// characters.
+    /// ``Allow `write_file` ("Write a file") with {"path":"a.txt"}?``, the arguments whole
+    /// with what could not be seen made visible, or, too long to show whole, their length,
+    /// digest, first and last part ([`show_arguments`]).
     ///
     /// ```
     /// use cy_tools::approval::{ApprovalPolicy, ApprovalRequest};
@@ -40,22 +42,17 @@ impl ApprovalRequest<'_> {
     /// assert_eq!(request.question(), r#"Allow `write_file` with {"path":"a.txt"}? (session s-1, call c1)"#);
     /// ```
     pub fn question(&self) -> String {
-        let mut arguments = self.arguments.to_string();
-        if arguments.len() > 500 {
-            let mut end = 500;
-            while !arguments.is_char_boundary(end) {
-                end -= 1;
-            }
-            arguments.truncate(end);
-            arguments.push('…');
-        }
+        let arguments = show_arguments(self.arguments);
+        // The ids may come from a client (an MCP call id), so they are shown visibly too.
         let title = self
             .title
-            .map(|t| format!(" (\"{t}\")"))
+            .map(|t| format!(" (\"{}\")", visible(t)))
             .unwrap_or_default();
         format!(
             "Allow `{}`{title} with {arguments}? (session {}, call {})",
-            self.tool, self.session_id, self.call_id
+            visible(self.tool),
+            visible(self.session_id),
+            visible(self.call_id)
         )
     }
 }

@@ -41,7 +41,7 @@ impl Access {
         match token {
             None if !loopback => {
                 return Err(format!(
-                    "refusing to serve MCP on {bind} without a token: anyone who can reach that address could run the tools; set `{TOKEN_ENV}` to a secret of at least {MIN_TOKEN_LEN} characters (such as the output of `openssl rand -hex 32`) and have clients send `Authorization: Bearer <token>`, or listen on a loopback address such as 127.0.0.1"
+                    "refusing to serve MCP on {bind} without a token: anyone who can reach that address could run the tools; leave out `--no-token` (a token is then made and printed), or set `{TOKEN_ENV}` to a secret of at least {MIN_TOKEN_LEN} characters (such as the output of `openssl rand -hex 32`) and have clients send `Authorization: Bearer <token>`, or listen on a loopback address such as 127.0.0.1"
                 ));
             }
             Some(token) if token.chars().count() < MIN_TOKEN_LEN => {

@@ -8,9 +8,11 @@
 //!   balancer without session affinity. The price for pre-2026 clients: a
 //!   `notifications/cancelled` is not routed to the call (another replica may be running it);
 //!   a call stops when its HTTP request is dropped instead.
-//! * **Token**: with [`McpHttpConfig::token`] set, every request carries
-//!   `Authorization: Bearer <token>` (compared in constant time), or is answered `401`.
-//!   Without one, [`McpHttpServer::bind`] refuses any address but a loopback one.
+//! * **Token**: the config says which ([`McpHttpAuth`], no default): with
+//!   [`McpHttpAuth::Bearer`] every request carries `Authorization: Bearer <token>` (compared
+//!   in constant time), or is answered `401`; [`McpHttpAuth::NoToken`] serves anyone who can
+//!   connect, and [`McpHttpServer::bind`] accepts it on a loopback address only (where it
+//!   still serves every local user).
 //! * **`Origin` and `Host`** (the specification's defence against DNS rebinding): a request
 //!   whose `Origin` is not allowed ([`McpHttpConfig::allowed_origins`]; by default, on a
 //!   loopback address, pages served from `localhost`, `127.0.0.1` or `[::1]`) is answered `403`,
@@ -27,19 +29,20 @@
 //! use cy_tools::{SessionIdentity, ToolContext, ToolRegistry};
 //! use cy_tools_builtin::LocalSandbox;
 //! use cy_tools_builtin::mcp::McpServer;
-//! use cy_tools_builtin::mcp::http::{McpHttpConfig, McpHttpServer};
+//! use cy_tools_builtin::mcp::http::{McpHttpAuth, McpHttpConfig, McpHttpServer};
 //!
 //! let registry = ToolRegistry::linked().expect("tool names are unique");
 //! let env = LocalSandbox::new(".").expect("the folder exists").env();
 //! let context = ToolContext::new(SessionIdentity::root("s-1", "local"))
 //!     .with_env(std::sync::Arc::new(env));
 //! let server = McpServer::new(registry.build(&["read_file"], &context)).expect("declarable");
-//! let config = McpHttpConfig::new("127.0.0.1:8765".parse().unwrap());
+//! let config = McpHttpConfig::new("127.0.0.1:8765".parse().unwrap(), McpHttpAuth::random_token()?);
 //! McpHttpServer::bind(config, server).await?.run().await
 //! # }
 //! ```
 
 mod access;
+mod auth;
 mod body;
 mod service;
 
@@ -53,6 +56,7 @@ use tokio::net::TcpListener;
 use super::McpServer;
 use crate::http_server::{ConnectionCap, Listening, accept_loop};
 use access::Access;
+pub use auth::McpHttpAuth;
 use service::HttpState;
 
 /// The path the MCP endpoint is served at.
@@ -68,24 +72,24 @@ pub const MIN_TOKEN_LEN: usize = 16;
 ///
 /// ```
 /// use std::time::Duration;
-/// use cy_tools_builtin::mcp::http::McpHttpConfig;
+/// use cy_tools_builtin::mcp::http::{McpHttpAuth, McpHttpConfig};
 ///
-/// let config = McpHttpConfig::new("127.0.0.1:8765".parse().unwrap());
-/// assert_eq!(config.token, None);
+/// let config = McpHttpConfig::new("127.0.0.1:8765".parse().unwrap(), McpHttpAuth::NoToken);
+/// assert_eq!(config.auth, McpHttpAuth::NoToken);
 /// assert_eq!(config.max_body_bytes, 4 * 1024 * 1024);
 /// assert_eq!(config.header_timeout, Duration::from_secs(10));
 /// assert_eq!(config.idle_timeout, Duration::from_secs(30));
 ///
-/// let with_token = McpHttpConfig { token: Some("a-long-shared-secret".into()), ..config };
+/// let with_token = McpHttpConfig { auth: McpHttpAuth::Bearer("a-long-shared-secret".into()), ..config };
 /// assert!(!format!("{with_token:?}").contains("a-long-shared-secret"));
 /// ```
 #[derive(Clone)]
 pub struct McpHttpConfig {
     /// Address to listen on; port 0 picks a free one ([`McpHttpServer::local_addr`] tells it).
     pub bind: SocketAddr,
-    /// The bearer token every request must carry, at least [`MIN_TOKEN_LEN`] characters; `None`
-    /// serves without one, on a loopback address only.
-    pub token: Option<String>,
+    /// Whether every request must carry a bearer token (at least [`MIN_TOKEN_LEN`]
+    /// characters), or none is asked, on a loopback address only.
+    pub auth: McpHttpAuth,
     /// Browser origins allowed to call, as `scheme://host[:port]`, with `:*` for any port
     /// (`http://localhost:*`). Empty: on a loopback address, pages from `localhost`,
     /// `127.0.0.1` and `[::1]` on any port; on any other, no page at all. Clients that are not
@@ -107,13 +111,13 @@ pub struct McpHttpConfig {
 }
 
 impl McpHttpConfig {
-    /// A config for a server on `bind` with the defaults: no token, the loopback origins,
-    /// 4 MiB bodies, a 10 s header timeout, a 30 s idle timeout for bodies, and connections
-    /// capped at a quarter of the open-file limit (16 to 1024).
-    pub fn new(bind: SocketAddr) -> Self {
+    /// A config for a server on `bind` checking callers as `auth` says, with the defaults:
+    /// the loopback origins, 4 MiB bodies, a 10 s header timeout, a 30 s idle timeout for
+    /// bodies, and connections capped at a quarter of the open-file limit (16 to 1024).
+    pub fn new(bind: SocketAddr, auth: McpHttpAuth) -> Self {
         McpHttpConfig {
             bind,
-            token: None,
+            auth,
             allowed_origins: Vec::new(),
             max_body_bytes: 4 * 1024 * 1024,
             header_timeout: Duration::from_secs(10),
@@ -128,7 +132,7 @@ impl std::fmt::Debug for McpHttpConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpHttpConfig")
             .field("bind", &self.bind)
-            .field("token", &self.token.as_ref().map(|_| "<set>"))
+            .field("auth", &self.auth)
             .field("allowed_origins", &self.allowed_origins)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("header_timeout", &self.header_timeout)
@@ -158,9 +162,9 @@ impl McpHttpServer {
     /// Checks the config and binds its address, to serve `server`'s tools.
     ///
     /// # Errors
-    /// A token shorter than [`MIN_TOKEN_LEN`], no token on an address that is not loopback, an
-    /// allowed origin that does not parse, a limit of zero, or an address that cannot be bound;
-    /// each message says what to change.
+    /// A token shorter than [`MIN_TOKEN_LEN`], [`McpHttpAuth::NoToken`] on an address that is
+    /// not loopback, an allowed origin that does not parse, a limit of zero, or an address that
+    /// cannot be bound; each message says what to change.
     pub async fn bind(config: McpHttpConfig, server: McpServer) -> io::Result<Self> {
         let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
         if config.max_body_bytes == 0 || config.max_connections == 0 {
@@ -176,7 +180,7 @@ impl McpHttpServer {
         }
         let access = Access::new(
             config.bind.ip(),
-            config.token.as_deref(),
+            config.auth.token(),
             &config.allowed_origins,
         )
         .map_err(invalid)?;
@@ -190,7 +194,7 @@ impl McpHttpServer {
             )
         })?;
         let server = server.stateless();
-        let server = if config.token.is_some() {
+        let server = if config.auth.token().is_some() {
             // Only token holders may see the list, so no cache may hand it to anyone else.
             server.with_private_tool_list()
         } else {

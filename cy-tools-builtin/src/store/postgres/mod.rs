@@ -13,6 +13,7 @@
 //!   answer was lost is not applied twice.
 
 mod listener;
+mod nonces;
 mod retry;
 pub mod schema;
 mod settings;

@@ -99,6 +99,21 @@ CREATE TABLE cy_usage (
 CREATE INDEX cy_usage_session ON cy_usage (tenant, session_id, seq);
 ",
     ),
+    (
+        3,
+        "approval nonces spent by MCP servers",
+        "
+CREATE TABLE cy_spent_nonces (
+    tenant     text   NOT NULL,
+    nonce      text   NOT NULL,
+    -- Who spent it: a spend retried after a lost answer knows its own row.
+    spend_key  text   NOT NULL,
+    expires_ms bigint NOT NULL,
+    PRIMARY KEY (tenant, nonce)
+);
+CREATE INDEX cy_spent_nonces_expiry ON cy_spent_nonces (expires_ms);
+",
+    ),
 ];
 
 /// The newest schema version this build knows.

@@ -5,5 +5,6 @@ mod code_mode;
 mod commands;
 mod host_files;
 mod limits;
+mod narrowing;
 mod signals;
 mod terminal;

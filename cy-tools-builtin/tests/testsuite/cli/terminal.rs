@@ -131,3 +131,60 @@ fn code_calls_of_a_stored_session_in_code_mode_are_asked_too() {
     );
     assert!(!dir.path().join("w/a.txt").exists());
 }
+
+#[test]
+fn the_question_shows_a_command_hidden_behind_a_run_of_spaces() {
+    let dir = tempfile::tempdir().unwrap();
+    // The attack: 600 spaces push the tail past what the question used to show (500
+    // characters, cut without a word) and off the screen.
+    let command = format!("echo harmless{}; touch hidden-tail.txt", " ".repeat(600));
+    let args = serde_json::json!({ "command": command }).to_string();
+    let call = ["call", "terminal", &args, "--root", ".", "--approve", "all"];
+    let output = at_terminal(dir.path(), &call, "n\n");
+    let seen = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{seen:?}");
+    assert!(
+        seen.contains(
+            r#"with {"command":"echo harmless⟨600 spaces⟩; touch hidden-tail.txt"}? (session cli, call cli-1) [y/N] "#
+        ),
+        "{seen:?}"
+    );
+    assert!(!dir.path().join("hidden-tail.txt").exists());
+}
+
+#[test]
+fn a_call_too_long_to_show_whole_shows_its_length_digest_and_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let content = format!("{}TAIL-THAT-MATTERS", "padding ".repeat(1_000));
+    let args = serde_json::json!({ "path": "a.txt", "content": content });
+    let json = args.to_string();
+    let call = [
+        "call",
+        "write_file",
+        &json,
+        "--root",
+        ".",
+        "--approve",
+        "all",
+    ];
+    let output = at_terminal(dir.path(), &call, "n\n");
+    let seen = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{seen:?}");
+    use sha2::Digest as _;
+    let digest: String = sha2::Sha256::digest(json.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert!(
+        seen.contains(&format!(
+            "arguments too long to show whole ({} bytes of JSON, sha256 {digest}): ",
+            json.len()
+        )),
+        "{seen:?}"
+    );
+    assert!(
+        seen.contains(r#"TAIL-THAT-MATTERS","path":"a.txt"}? (session cli, call cli-1) [y/N] "#),
+        "{seen:?}"
+    );
+    assert!(!dir.path().join("a.txt").exists());
+}

@@ -2,6 +2,7 @@
 //! input that is not what MCP allows (not JSON, invalid requests, lines too long to hold), and
 //! over streamable HTTP.
 
+mod approval_state;
 mod bad_input;
 mod call_cap;
 mod http;

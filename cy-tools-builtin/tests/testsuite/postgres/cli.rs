@@ -72,10 +72,11 @@ fn cli_workers_share_a_stored_session_and_its_signals() {
         text(&woke),
         "signal `go` from session `s-cli`: from another worker"
     );
+    // Outside the spec file's `tools`, which narrow the stored session's.
     let refused = cli("list_directory", "{}", false).output().unwrap();
     assert_eq!(refused.status.code(), Some(2));
     assert!(
-        text(&refused).contains("is not one of stored session `s-cli`'s tools"),
+        text(&refused).contains("tool `list_directory` is not in the session spec's tools"),
         "{}",
         text(&refused)
     );
