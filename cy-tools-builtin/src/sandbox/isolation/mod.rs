@@ -30,6 +30,7 @@
 //! with an error that names `--isolation none`; nothing falls back silently.
 
 mod filter;
+mod namespace;
 mod ruleset;
 mod sys;
 mod tmp;
@@ -178,12 +179,12 @@ struct Scope<'a> {
 }
 
 /// A built confinement: the Landlock ruleset (one ruleset serves any number of processes), the
-/// seccomp program, and the private temporary folder that is its commands' `TMPDIR`.
+/// seccomp program, the namespaces of the read-only view of the filesystem (see [`namespace`]),
+/// and the private temporary folder that is its commands' `TMPDIR`.
 pub(crate) struct Confinement {
     pub(crate) ruleset: OwnedFd,
     pub(crate) filter: Vec<libc::sock_filter>,
-    /// Whether the host runs as root, so commands must give up its capabilities.
-    pub(crate) drop_capabilities: bool,
+    namespaces: sys::Namespaces,
     tmp: PrivateTmp,
 }
 
@@ -225,12 +226,13 @@ impl Confinement {
                 ),
             )
         })?;
+        let namespaces = namespace::build(&[scope.workspace, tmp.path()])?;
         Ok(Confinement {
             ruleset,
             filter: filter::program(FilterRules {
                 inet: scope.isolation == Isolation::Network,
             }),
-            drop_capabilities: rustix::process::geteuid().is_root(),
+            namespaces,
             tmp,
         })
     }
