@@ -7,7 +7,7 @@
 //! anywhere. A read-only mount refuses all of these (`EROFS`), whatever the rights on the
 //! file. The namespace is made once, in a short-lived child (see [`sys::make_namespaces`]),
 //! and each command joins it with `setns` between `fork` and `exec`: a new namespace per
-//! command would cost a tenth of a short command's time.
+//! command measured 1.18-1.20x of an unconfined `sh -c true`, joining one 1.03-1.10x.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;

@@ -1,7 +1,7 @@
 //! File metadata: a confined command changes no mode, owner, times or extended attributes
 //! outside its writable folders (the workspace and its private temporary folder), sets no
 //! setuid or setgid bit anywhere, and still does the ordinary things with modes and times in
-//! its workspace (`chmod +x`, `touch`, `tar x`, `git checkout`).
+//! its workspace (`chmod +x`, `touch`, `tar x`, `git checkout`, `pip install --target`).
 //!
 //! Each attack runs as its own command and must fail; the file it went after is compared,
 //! before and after, by mode, owner, modification time and change time (which every metadata
@@ -354,6 +354,13 @@ fn workspace_work(layout: &Layout) {
         "git init -q r && cd r && printf '#!/bin/sh\\necho git\\n' > s && chmod +x s && git add s && git -c user.name=t -c user.email=t@t commit -qm m && rm s && git checkout -- s && ./s",
     );
     assert_eq!((code, out.as_str()), (0, "git\n"));
+    // `pip install --target` of a wheel (made here, no network) with an executable script.
+    std::fs::write(ws.join("mkwheel.py"), WHEEL).unwrap();
+    let (code, out) = run(
+        &env,
+        "python3 mkwheel.py && python3 -m pip install -q --no-index --no-cache-dir --root-user-action=ignore --target site demo-1.0-py3-none-any.whl && PYTHONPATH=site python3 -c 'import demo; print(demo.VALUE)' && stat -c %a site/bin/demo-tool && site/bin/demo-tool",
+    );
+    assert_eq!((code, out.as_str()), (0, "pip ok\n755\ntool ok\n"));
     // The private temporary folder is writable too.
     let (code, out) = run(
         &env,
@@ -361,6 +368,19 @@ fn workspace_work(layout: &Layout) {
     );
     assert_eq!((code, out.as_str()), (0, "700 978307200\n"));
 }
+
+/// Writes a wheel of one module and one script, the script's zip entry executable.
+const WHEEL: &str = r##"
+import zipfile
+with zipfile.ZipFile("demo-1.0-py3-none-any.whl", "w") as z:
+    z.writestr("demo/__init__.py", "VALUE = 'pip ok'\n")
+    script = zipfile.ZipInfo("demo-1.0.data/scripts/demo-tool")
+    script.external_attr = 0o100755 << 16
+    z.writestr(script, "#!/bin/sh\necho tool ok\n")
+    z.writestr("demo-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: demo\nVersion: 1.0\n")
+    z.writestr("demo-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+    z.writestr("demo-1.0.dist-info/RECORD", "")
+"##;
 
 #[test]
 fn modes_and_times_still_work_in_the_workspace() {
