@@ -82,7 +82,9 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         None => None,
     };
     let confined = isolated.is_some();
-    let cwd = CString::new(launch.cwd.as_os_str().as_bytes()).map_err(|_| {
+    // Absolute: the child enters it again from the root of the view it joins.
+    let cwd = std::path::absolute(launch.cwd).unwrap_or_else(|_| launch.cwd.to_path_buf());
+    let cwd = CString::new(cwd.as_os_str().as_bytes()).map_err(|_| {
         ServiceError::new(
             ServiceErrorKind::InvalidInput,
             "the working folder contains a NUL byte; use another",

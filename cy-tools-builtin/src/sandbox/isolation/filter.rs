@@ -201,7 +201,7 @@ mod tests {
                     acc = match ins.k {
                         NR => nr,
                         ARCH => arch,
-                        k if k >= ARG0 && (k - ARG0) % 8 == 0 => {
+                        k if k >= ARG0 && (k - ARG0).is_multiple_of(8) => {
                             args.get(((k - ARG0) / 8) as usize).copied().unwrap_or(0)
                         }
                         other => panic!("unexpected load at {other}"),
