@@ -17,9 +17,10 @@ use cy_tools::{ServiceError, ServiceErrorKind};
 
 use super::sys::{self, NamespacePlan, Namespaces};
 
-/// The namespaces of a view whose writable folders are `writable`. On a host that is not
-/// root, the mount namespace lives in a new user namespace mapping the host's user and group
-/// to themselves, so commands keep their ids (files of other users show as `nobody`).
+/// The namespaces of a view whose writable folders are `writable`. On a host that may not make
+/// mounts itself (not root, or a root without `CAP_SYS_ADMIN`, as in a container), the mount
+/// namespace lives in a new user namespace mapping the host's user and group to themselves, so
+/// commands keep their ids (files of other users show as `nobody`).
 ///
 /// # Errors
 /// [`Unavailable`](ServiceErrorKind::Unavailable): the kernel refused a step (no user
@@ -42,9 +43,8 @@ pub(super) fn build(writable: &[&Path]) -> Result<Namespaces, ServiceError> {
             .map_err(|_| unavailable(format!("`{}` contains a NUL byte", real.display())))?;
         folders.push(c);
     }
-    let uid = rustix::process::geteuid();
-    let user_maps = (!uid.is_root()).then(|| {
-        let uid = uid.as_raw();
+    let user_maps = (!may_mount()).then(|| {
+        let uid = rustix::process::geteuid().as_raw();
         let gid = rustix::process::getegid().as_raw();
         let line = |id: u32| CString::new(format!("{id} {id} 1\n")).unwrap_or_default();
         (line(uid), line(gid))
@@ -54,4 +54,17 @@ pub(super) fn build(writable: &[&Path]) -> Result<Namespaces, ServiceError> {
         writable: folders,
     })
     .map_err(|err| unavailable(err.to_string()))
+}
+
+/// Whether this process may make a mount namespace without a user namespace: it holds
+/// `CAP_SYS_ADMIN` (bit 21 of the effective set in `/proc/self/status`).
+fn may_mount() -> bool {
+    const CAP_SYS_ADMIN: u32 = 21;
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let hex = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
+            u64::from_str_radix(hex.trim(), 16).ok()
+        })
+        .is_some_and(|effective| effective & (1 << CAP_SYS_ADMIN) != 0)
 }

@@ -196,8 +196,9 @@ fn join_namespaces(namespaces: &Namespaces, cwd: &CStr) -> io::Result<()> {
 }
 
 /// The namespaces a view's commands join: a mount namespace in which everything but the
-/// writable folders is mounted read-only, and, on a host that is not root, the user namespace
-/// that owns it (an unprivileged process can make a mount namespace only inside one).
+/// writable folders is mounted read-only, and, on a host that may not mount (not root, or
+/// without `CAP_SYS_ADMIN`), the user namespace that owns it (such a process can make a mount
+/// namespace only inside one).
 pub(super) struct Namespaces {
     pub(super) user: Option<OwnedFd>,
     pub(super) mount: OwnedFd,
@@ -206,7 +207,8 @@ pub(super) struct Namespaces {
 /// What [`make_namespaces`] builds, prepared as C strings before its fork.
 pub(super) struct NamespacePlan {
     /// The `uid_map` and `gid_map` lines of a new user namespace (the host's own ids mapped to
-    /// themselves), or `None` to make the mount namespace in the host's (a root host).
+    /// themselves), or `None` to make the mount namespace in the host's (a root host with
+    /// `CAP_SYS_ADMIN`).
     pub(super) user_maps: Option<(CString, CString)>,
     /// The folders that stay writable (mounted again `nosuid,nodev`), canonical.
     pub(super) writable: Vec<CString>,

@@ -6,8 +6,8 @@
 //! Each attack runs as its own command and must fail; the file it went after is compared,
 //! before and after, by mode, owner, modification time and change time (which every metadata
 //! change moves, an extended attribute's included). On a root host the same checks run again
-//! as `nobody` (a copy of this binary under `setpriv`), where the read-only view lives in a
-//! user namespace.
+//! as `nobody` (a copy of this binary under `setpriv`) and as root without `CAP_SYS_ADMIN`,
+//! where the read-only view lives in a user namespace.
 
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -268,12 +268,12 @@ fn a_host_that_is_not_root_gets_the_same_protection() {
     std::fs::set_permissions(bin.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     let exe = bin.path().join("testsuite");
     std::fs::copy(std::env::current_exe().unwrap(), &exe).unwrap();
-    let test = alone!(metadata_as_another_user);
+    let test = alone!(metadata_without_mount_rights);
     let output = Command::new("setpriv")
         .args(["--reuid", "65534", "--regid", "65534", "--clear-groups"])
         .arg(&exe)
         .args([
-            "isolation::metadata::metadata_as_another_user",
+            "isolation::metadata::metadata_without_mount_rights",
             "--exact",
             "--ignored",
             "--nocapture",
@@ -287,16 +287,40 @@ fn a_host_that_is_not_root_gets_the_same_protection() {
     test.passed(&output);
 }
 
+/// Root without `CAP_SYS_ADMIN` (a container's root): its view is made in a user namespace
+/// too, mapping root to itself.
 #[test]
-#[ignore = "run by `a_host_that_is_not_root_gets_the_same_protection` as `nobody`"]
-fn metadata_as_another_user() {
-    assert!(
-        !rustix::process::geteuid().is_root(),
-        "runs as a plain user"
-    );
+fn a_root_host_without_cap_sys_admin_gets_the_same_protection() {
+    if !isolation_available() || !rustix::process::geteuid().is_root() {
+        return;
+    }
+    alone!(metadata_without_mount_rights)
+        .under(
+            "setpriv",
+            &[
+                "--bounding-set",
+                "-sys_admin",
+                "--inh-caps",
+                "-sys_admin",
+                "--",
+            ],
+        )
+        .run();
+}
+
+#[test]
+#[ignore = "run by the two tests above, as `nobody` and as root without CAP_SYS_ADMIN"]
+fn metadata_without_mount_rights() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let effective = status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .map(|hex| u64::from_str_radix(hex.trim(), 16).unwrap())
+        .unwrap();
+    assert_eq!(effective & (1 << 21), 0, "runs without CAP_SYS_ADMIN");
     assert!(
         isolation_available(),
-        "commands cannot be confined as a plain user"
+        "commands cannot be confined without CAP_SYS_ADMIN"
     );
     outside_metadata_stays(&Layout::new());
     no_setid_bits(&Layout::new());
