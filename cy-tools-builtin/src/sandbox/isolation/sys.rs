@@ -11,7 +11,7 @@
 #![allow(unsafe_code)]
 
 use std::ffi::{CStr, CString};
-use std::io;
+use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use std::sync::Arc;
@@ -233,7 +233,8 @@ pub(super) const NAMESPACE_STEPS: &[&str] = &[
 /// # Errors
 /// The fork failed, or a step did (the error names it and carries its errno).
 pub(super) fn make_namespaces(plan: &NamespacePlan) -> io::Result<Namespaces> {
-    let (ready_read, ready_write) = pipe()?;
+    // Both ends close-on-exec.
+    let (ready_read, ready_write) = io::pipe()?;
     // SAFETY: the child runs only `namespace_child` (raw system calls on values prepared
     // before the fork, no allocation, no lock) and then `_exit`s or is killed.
     let pid = unsafe { libc::fork() };
@@ -267,7 +268,7 @@ pub(super) fn make_namespaces(plan: &NamespacePlan) -> io::Result<Namespaces> {
         }
     }
     drop(ready_write);
-    let result = read_report(&ready_read, pid, plan.user_maps.is_some());
+    let result = read_report(ready_read, pid, plan.user_maps.is_some());
     // SAFETY: `pid` is our child, not yet reaped: killing and reaping it touches no other.
     unsafe {
         libc::kill(pid, libc::SIGKILL);
@@ -280,28 +281,13 @@ pub(super) fn make_namespaces(plan: &NamespacePlan) -> io::Result<Namespaces> {
 }
 
 /// The child's report on `ready`, and then, when every step succeeded, its namespaces.
-fn read_report(ready: &OwnedFd, pid: libc::pid_t, user: bool) -> io::Result<Namespaces> {
+fn read_report(mut ready: io::PipeReader, pid: libc::pid_t, user: bool) -> io::Result<Namespaces> {
     let mut report = [0u8; 8];
-    let mut got = 0;
-    while got < report.len() {
-        // SAFETY: reading into the unread rest of a stack buffer from an open descriptor.
-        let n = unsafe {
-            libc::read(
-                ready.as_raw_fd(),
-                report[got..].as_mut_ptr().cast(),
-                report.len() - got,
-            )
-        };
-        if n < 0 && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
-            continue;
-        }
-        if n <= 0 {
-            return Err(io::Error::other(
-                "the process making the namespaces ended without a report",
-            ));
-        }
-        got += usize::try_from(n).unwrap_or(0);
-    }
+    ready.read_exact(&mut report).map_err(|err| {
+        io::Error::other(format!(
+            "the process making the namespaces ended without a report ({err})"
+        ))
+    })?;
     let step = u32::from_ne_bytes([report[0], report[1], report[2], report[3]]);
     let errno = i32::from_ne_bytes([report[4], report[5], report[6], report[7]]);
     if step != 0 {
@@ -318,15 +304,6 @@ fn read_report(ready: &OwnedFd, pid: libc::pid_t, user: bool) -> io::Result<Name
         user: if user { Some(open("user")?) } else { None },
         mount: open("mnt")?,
     })
-}
-
-/// A pipe, both ends close-on-exec.
-fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0 as RawFd; 2];
-    // SAFETY: `fds` is a live two-descriptor buffer.
-    check(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) })?;
-    // SAFETY: the kernel just returned both descriptors to us; nothing else owns them.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
 /// `struct mount_attr` of `mount_setattr(2)`.
