@@ -1,7 +1,9 @@
 //! Starting a shell command the sandbox way: `/bin/sh -c`, a clean environment, its own
 //! process group, piped output.
 
+use std::ffi::CString;
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Stdio;
 
@@ -86,6 +88,14 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
         None => Vec::new(),
     };
     let confined = isolated.is_some();
+    // Absolute: the child enters it again from the root of the view it joins.
+    let cwd = std::path::absolute(launch.cwd).unwrap_or_else(|_| launch.cwd.to_path_buf());
+    let cwd = CString::new(cwd.as_os_str().as_bytes()).map_err(|_| {
+        ServiceError::new(
+            ServiceErrorKind::InvalidInput,
+            "the working folder contains a NUL byte; use another",
+        )
+    })?;
     let mut cmd = Command::new(SHELL);
     cmd.arg("-c")
         .arg(format!("{}{command}", confinement.prefix))
@@ -116,6 +126,7 @@ pub(crate) fn start(command: &str, launch: &Launch<'_>) -> Result<Started, Servi
             inherit: launch.pass_fds.iter().map(PassedFd::raw).collect(),
             cgroup_procs,
             confine: isolated,
+            cwd,
         },
     );
     let child = cmd.spawn().map_err(|err| {
@@ -148,7 +159,7 @@ fn spawn_error(cwd: &Path, err: &io::Error, isolation: Option<Isolation>) -> Ser
         return ServiceError::new(
             ServiceErrorKind::Unavailable,
             format!(
-                "could not start the command confined (isolation `{isolation}`: joining its cgroup, dropping privileges, Landlock and seccomp failed with: {err}); this host may forbid one of them (a container's seccomp profile, say): allow them, or run with `--isolation none` if the commands are trusted"
+                "could not start the command confined (isolation `{isolation}`: joining its cgroup and its read-only view's namespaces, dropping privileges, Landlock and seccomp failed with: {err}); this host may forbid one of them (a container's seccomp profile, say): allow them, or run with `--isolation none` if the commands are trusted"
             ),
         );
     }

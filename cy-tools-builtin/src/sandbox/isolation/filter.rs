@@ -1,13 +1,14 @@
 //! The seccomp filter confined commands run under: no new sockets but the allowed kinds, no
-//! tracing or reading other processes, no new namespaces, no `io_uring` (whose operations
-//! would go around the filter).
+//! tracing or reading other processes, no new namespaces, no mounts, no setuid or setgid bits,
+//! no `io_uring` (whose operations would go around the filter).
 //!
 //! It is a short classic-BPF program, written out here rather than compiled by a library: it
 //! checks the architecture (a 32-bit system call on a 64-bit host would bypass a filter written
-//! for the 64-bit numbers), then the system call number, then for `socket` the address family
-//! and for `clone` the namespace flags. Everything refused fails with an error (`EACCES`,
-//! `EPERM`, or `ENOSYS` for `clone3`, so the C library falls back to `clone`, whose flags can be
-//! checked), never by killing the process, so programs report it.
+//! for the 64-bit numbers), then the system call number, then for `socket` the address family,
+//! for `clone` the namespace flags, and for the calls that set a file's mode the mode. Everything
+//! refused fails with an error (`EACCES`, `EPERM`, or `ENOSYS` for `clone3` and `openat2`, so
+//! the C library falls back to `clone` and `openat`, whose arguments can be checked), never by
+//! killing the process, so programs report it.
 
 /// What the filter allows beyond the strict set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +27,7 @@ const RET_K: u16 = 0x06;
 // Offsets in `struct seccomp_data`.
 const NR: u32 = 0;
 const ARCH: u32 = 4;
-/// The low 32 bits of the first argument (little-endian hosts).
+/// The low 32 bits of the first argument (little-endian hosts); argument `i` is `8 * i` on.
 const ARG0: u32 = 16;
 
 const RET_ALLOW: u32 = 0x7fff_0000;
@@ -66,6 +67,42 @@ const DENIED: &[libc::c_long] = &[
     libc::SYS_userfaultfd,
     libc::SYS_unshare,
     libc::SYS_setns,
+    // Mounts: a command's view of the filesystem is the read-only one it joined.
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_chroot,
+    libc::SYS_mount_setattr,
+    libc::SYS_move_mount,
+    libc::SYS_open_tree,
+    libc::SYS_fsopen,
+    libc::SYS_fsmount,
+    libc::SYS_fsconfig,
+    libc::SYS_fspick,
+];
+
+/// `S_ISUID | S_ISGID`: refused in any mode a command sets, the workspace's files included.
+const SET_ID_BITS: u32 = 0o6000;
+
+/// The calls that set a file's mode, each with the index of its mode argument. `open` and
+/// `openat` are checked whatever their flags (the C library passes 0 when no file is made).
+const MODE_ARGS: &[(libc::c_long, u32)] = &[
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_chmod, 1),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_open, 2),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_creat, 1),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_mkdir, 1),
+    #[cfg(target_arch = "x86_64")]
+    (libc::SYS_mknod, 1),
+    (libc::SYS_fchmod, 1),
+    (libc::SYS_fchmodat, 2),
+    (libc::SYS_fchmodat2, 2),
+    (libc::SYS_openat, 3),
+    (libc::SYS_mkdirat, 2),
+    (libc::SYS_mknodat, 2),
 ];
 
 fn stmt(code: u16, k: u32) -> libc::sock_filter {
@@ -106,8 +143,19 @@ pub(super) fn program(rules: FilterRules) -> Vec<libc::sock_filter> {
         p.push(jump(JMP_JEQ_K, nr(call), 0, 1));
         p.push(stmt(RET_K, errno(libc::EPERM)));
     }
-    p.push(jump(JMP_JEQ_K, nr(libc::SYS_clone3), 0, 1));
-    p.push(stmt(RET_K, errno(libc::ENOSYS)));
+    // `clone3` and `openat2` take their flags and mode in a struct the filter cannot read.
+    for call in [libc::SYS_clone3, libc::SYS_openat2] {
+        p.push(jump(JMP_JEQ_K, nr(call), 0, 1));
+        p.push(stmt(RET_K, errno(libc::ENOSYS)));
+    }
+    // The mode calls: refused with a setuid or setgid bit.
+    for &(call, arg) in MODE_ARGS {
+        p.push(jump(JMP_JEQ_K, nr(call), 0, 4));
+        p.push(stmt(LD_W_ABS, ARG0 + 8 * arg));
+        p.push(jump(JMP_JSET_K, SET_ID_BITS, 0, 1));
+        p.push(stmt(RET_K, errno(libc::EPERM)));
+        p.push(stmt(RET_K, RET_ALLOW));
+    }
     // clone: refused with any namespace flag.
     p.push(jump(JMP_JEQ_K, nr(libc::SYS_clone), 0, 4));
     p.push(stmt(LD_W_ABS, ARG0));
@@ -138,6 +186,11 @@ mod tests {
 
     /// Runs `program` the way the kernel would on one system call, for its return value.
     fn run(program: &[libc::sock_filter], arch: u32, nr: u32, arg0: u32) -> u32 {
+        run_args(program, arch, nr, &[arg0])
+    }
+
+    /// [`run`] with the low words of the first arguments.
+    fn run_args(program: &[libc::sock_filter], arch: u32, nr: u32, args: &[u32]) -> u32 {
         let mut acc = 0u32;
         let mut pc = 0usize;
         loop {
@@ -148,7 +201,9 @@ mod tests {
                     acc = match ins.k {
                         NR => nr,
                         ARCH => arch,
-                        ARG0 => arg0,
+                        k if k >= ARG0 && (k - ARG0).is_multiple_of(8) => {
+                            args.get(((k - ARG0) / 8) as usize).copied().unwrap_or(0)
+                        }
                         other => panic!("unexpected load at {other}"),
                     }
                 }
@@ -203,5 +258,55 @@ mod tests {
             ),
             errno(libc::ENOSYS)
         );
+    }
+
+    #[test]
+    fn setuid_and_setgid_modes_mounts_and_openat2_are_refused() {
+        let p = program(FilterRules { inet: false });
+        let call = |call: libc::c_long, args: &[u32]| run_args(&p, AUDIT_ARCH, nr(call), args);
+        // The mode is the second, third or fourth argument; the others may hold anything.
+        for (mode, allowed) in [
+            (0o755, true),
+            (0o4755, false),
+            (0o2755, false),
+            (0o6000, false),
+        ] {
+            let want = if allowed {
+                RET_ALLOW
+            } else {
+                errno(libc::EPERM)
+            };
+            assert_eq!(call(libc::SYS_fchmod, &[3, mode]), want, "{mode:o}");
+            assert_eq!(call(libc::SYS_fchmodat, &[3, 0, mode]), want, "{mode:o}");
+            assert_eq!(
+                call(libc::SYS_fchmodat2, &[3, 0, mode, 0]),
+                want,
+                "{mode:o}"
+            );
+            assert_eq!(
+                call(libc::SYS_openat, &[3, 0, 0o101, mode]),
+                want,
+                "{mode:o}"
+            );
+            assert_eq!(call(libc::SYS_mkdirat, &[3, 0, mode]), want, "{mode:o}");
+            assert_eq!(call(libc::SYS_mknodat, &[3, 0, mode, 0]), want, "{mode:o}");
+            #[cfg(target_arch = "x86_64")]
+            for c in [
+                libc::SYS_chmod,
+                libc::SYS_creat,
+                libc::SYS_mkdir,
+                libc::SYS_mknod,
+            ] {
+                assert_eq!(call(c, &[0, mode]), want, "{c} {mode:o}");
+            }
+            #[cfg(target_arch = "x86_64")]
+            assert_eq!(call(libc::SYS_open, &[0, 0o101, mode]), want, "{mode:o}");
+        }
+        // A setuid bit in another argument is not a mode.
+        assert_eq!(call(libc::SYS_fchmodat, &[0o4000, 0, 0o644]), RET_ALLOW);
+        assert_eq!(call(libc::SYS_openat2, &[3, 0, 0, 24]), errno(libc::ENOSYS));
+        for c in [libc::SYS_mount, libc::SYS_umount2, libc::SYS_mount_setattr] {
+            assert_eq!(call(c, &[0]), errno(libc::EPERM));
+        }
     }
 }

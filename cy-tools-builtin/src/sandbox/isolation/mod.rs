@@ -2,9 +2,10 @@
 //! `execute_code` run, locally or on a control server) runs confined by the kernel, without
 //! root and without a helper process.
 //!
-//! The rules are built in this process (once per sandbox view, see [`Confinements`]) and
-//! applied in each new process between `fork` and `exec` (see [`sys`]), so nothing of the
-//! command runs unconfined and no extra process is started:
+//! The rules are built in this process (once per sandbox view, see [`Confinements`]; the
+//! view's namespaces by a short-lived child) and applied in each new process between `fork` and
+//! `exec` (see [`sys`]), so nothing of the command runs unconfined and no extra process is
+//! started per command:
 //!
 //! * **Filesystem** (Landlock): read-write only the view's folder (a child session's subfolder
 //!   is its whole world) and the view's private temporary folder (its commands' `TMPDIR`,
@@ -15,6 +16,10 @@
 //!   `/sys/devices/system/cpu` and the random devices; use `/dev/null` and `/dev/zero`; and
 //!   whatever [`ExecLimits::read_only`](super::ExecLimits::read_only) adds. Nothing else: not
 //!   the rest of the home folder, not other workspaces.
+//! * **Metadata** (a mount namespace, see [`namespace`]; seccomp): everything outside the two
+//!   writable folders is mounted read-only, so no `chmod`, `chown`, `touch` or `setxattr`
+//!   reaches it (Landlock does not cover metadata); no mode with a setuid or setgid bit is
+//!   accepted anywhere, and every mount is `nosuid`.
 //! * **Other processes** (Landlock scopes, seccomp): no signals to processes outside the
 //!   command, no tracing, no reading another process's memory, environment, descriptors or
 //!   folders through `/proc` (Landlock refuses that across domains), no stealing descriptors
@@ -22,14 +27,17 @@
 //! * **Network** (seccomp): no new sockets but `socketpair`, unless the isolation is
 //!   [`Isolation::Network`], which adds IPv4, IPv6 and netlink sockets. Descriptors the command
 //!   was handed (code mode's channel) keep working.
-//! * **Privileges**: no new privileges (a setuid program runs as the caller), and on a host
-//!   running as root, no capabilities at all (so a command cannot raise its own limits or write
-//!   past the rules with root's overrides).
+//! * **Privileges**: no new privileges (a setuid program runs as the caller), and no
+//!   capabilities at all: neither a root host's (so a command cannot raise its own limits or
+//!   write past the rules with root's overrides) nor those a process has in the user namespace
+//!   it joined (with which it could mount its view writable again).
 //!
-//! On a kernel without Landlock ABI 6 (Linux 6.12 or later) or seccomp, commands are refused
-//! with an error that names `--isolation none`; nothing falls back silently.
+//! On a kernel without Landlock ABI 6 (Linux 6.12 or later) or seccomp, or a host that may not
+//! make the view's mount namespace (and, when it is not root, its user namespace), commands are
+//! refused with an error that names `--isolation none`; nothing falls back silently.
 
 mod filter;
+mod namespace;
 mod ruleset;
 mod sys;
 mod tmp;
@@ -178,12 +186,12 @@ struct Scope<'a> {
 }
 
 /// A built confinement: the Landlock ruleset (one ruleset serves any number of processes), the
-/// seccomp program, and the private temporary folder that is its commands' `TMPDIR`.
+/// seccomp program, the namespaces of the read-only view of the filesystem (see [`namespace`]),
+/// and the private temporary folder that is its commands' `TMPDIR`.
 pub(crate) struct Confinement {
     pub(crate) ruleset: OwnedFd,
     pub(crate) filter: Vec<libc::sock_filter>,
-    /// Whether the host runs as root, so commands must give up its capabilities.
-    pub(crate) drop_capabilities: bool,
+    namespaces: sys::Namespaces,
     tmp: PrivateTmp,
 }
 
@@ -225,12 +233,13 @@ impl Confinement {
                 ),
             )
         })?;
+        let namespaces = namespace::build(&[scope.workspace, tmp.path()])?;
         Ok(Confinement {
             ruleset,
             filter: filter::program(FilterRules {
                 inet: scope.isolation == Isolation::Network,
             }),
-            drop_capabilities: rustix::process::geteuid().is_root(),
+            namespaces,
             tmp,
         })
     }

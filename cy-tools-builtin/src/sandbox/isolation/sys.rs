@@ -10,7 +10,8 @@
 //! makes raw system calls only.
 #![allow(unsafe_code)]
 
-use std::io;
+use std::ffi::{CStr, CString};
+use std::io::{self, Read};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use std::sync::Arc;
@@ -105,6 +106,9 @@ pub(crate) struct ChildSetup {
     pub(crate) cgroup_procs: Vec<OwnedFd>,
     /// The isolation to enter; `None` runs the command unconfined.
     pub(crate) confine: Option<Arc<Confinement>>,
+    /// The command's working folder, entered again once it has joined the confinement's mount
+    /// namespace (joining one moves a process to its root folder).
+    pub(crate) cwd: CString,
 }
 
 /// Installs `setup` as `command`'s pre-exec hook. Always, even for an unconfined command with
@@ -119,8 +123,8 @@ pub(crate) fn install(command: &mut Command, setup: ChildSetup) {
 }
 
 /// The hook's body, in the child: keep only the descriptors meant for the command, join the
-/// cgroups, drop privileges, enforce Landlock, then seccomp last (its filter could refuse the
-/// calls before it).
+/// cgroups, join the view's namespaces, drop privileges, enforce Landlock, then seccomp last
+/// (its filter could refuse the calls before it).
 fn run_in_child(setup: &ChildSetup) -> io::Result<()> {
     close_on_exec_from(3);
     for &fd in &setup.inherit {
@@ -139,9 +143,10 @@ fn run_in_child(setup: &ChildSetup) -> io::Result<()> {
     let Some(confine) = &setup.confine else {
         return Ok(());
     };
-    if confine.drop_capabilities {
-        drop_capabilities()?;
-    }
+    join_namespaces(&confine.namespaces, &setup.cwd)?;
+    // Always: a root host's capabilities, or the full set a process has in the user namespace
+    // it just joined (with which it could mount the view writable again).
+    drop_capabilities()?;
     // SAFETY: plain `prctl` calls with integer arguments.
     check(unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) })?;
     // SAFETY: the ruleset descriptor is open (owned by `setup`, which outlives the spawn).
@@ -209,6 +214,253 @@ fn close_on_exec_from(first: u32) {
         // SAFETY: `fcntl` on a descriptor number; for one that is not open it fails with
         // `EBADF` and changes nothing.
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+    }
+}
+
+/// Joins the view's namespaces (first its user namespace, whose capabilities the mount
+/// namespace's join needs) and enters `cwd` again, so that every path the command names, `..`
+/// from its working folder included, is looked up in the read-only view. Before seccomp, which
+/// refuses `setns`.
+fn join_namespaces(namespaces: &Namespaces, cwd: &CStr) -> io::Result<()> {
+    if let Some(user) = &namespaces.user {
+        // SAFETY: plain system call on a descriptor `namespaces` keeps open.
+        check(unsafe { libc::setns(user.as_raw_fd(), libc::CLONE_NEWUSER) })?;
+    }
+    // SAFETY: as above.
+    check(unsafe { libc::setns(namespaces.mount.as_raw_fd(), libc::CLONE_NEWNS) })?;
+    // SAFETY: `cwd` is a NUL-terminated string made before the fork.
+    check(unsafe { libc::chdir(cwd.as_ptr()) })
+}
+
+/// The namespaces a view's commands join: a mount namespace in which everything but the
+/// writable folders is mounted read-only, and, on a host that may not mount (not root, or
+/// without `CAP_SYS_ADMIN`), the user namespace that owns it (such a process can make a mount
+/// namespace only inside one).
+pub(super) struct Namespaces {
+    pub(super) user: Option<OwnedFd>,
+    pub(super) mount: OwnedFd,
+}
+
+/// What [`make_namespaces`] builds, prepared as C strings before its fork.
+pub(super) struct NamespacePlan {
+    /// The `uid_map` and `gid_map` lines of a new user namespace (the host's own ids mapped to
+    /// themselves), or `None` to make the mount namespace in the host's (a root host with
+    /// `CAP_SYS_ADMIN`).
+    pub(super) user_maps: Option<(CString, CString)>,
+    /// The folders that stay writable (mounted again `nosuid,nodev`), canonical.
+    pub(super) writable: Vec<CString>,
+}
+
+/// The steps of [`namespace_child`], named in the error of the one that failed.
+pub(super) const NAMESPACE_STEPS: &[&str] = &[
+    "making the namespaces (unshare)",
+    "writing /proc/self/setgroups",
+    "writing /proc/self/uid_map",
+    "writing /proc/self/gid_map",
+    "making the mounts private",
+    "making every mount read-only and nosuid (mount_setattr)",
+    "bind-mounting a writable folder",
+    "making a writable folder writable, nosuid and nodev (mount_setattr)",
+];
+
+/// Builds the namespaces of `plan` in a short-lived child process, and returns handles on them
+/// (which keep them alive once the child is gone). A child because `unshare` of a user
+/// namespace needs a single-threaded process, and this one has threads.
+///
+/// # Errors
+/// The fork failed, or a step did (the error names it and carries its errno).
+pub(super) fn make_namespaces(plan: &NamespacePlan) -> io::Result<Namespaces> {
+    // Both ends close-on-exec.
+    let (ready_read, ready_write) = io::pipe()?;
+    // SAFETY: the child runs only `namespace_child` (raw system calls on values prepared
+    // before the fork, no allocation, no lock) and then `_exit`s or is killed.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if pid == 0 {
+        let report = match namespace_child(plan) {
+            Ok(()) => [0u8; 8],
+            Err((step, errno)) => {
+                let mut report = [0u8; 8];
+                report[..4].copy_from_slice(&(step + 1).to_ne_bytes());
+                report[4..].copy_from_slice(&errno.to_ne_bytes());
+                report
+            }
+        };
+        // SAFETY: writing a stack buffer to the pipe's open end; then waiting to be killed
+        // (the parent opens the namespaces through `/proc/<pid>/ns` meanwhile), or leaving.
+        unsafe {
+            libc::write(
+                ready_write.as_raw_fd(),
+                report.as_ptr().cast(),
+                report.len(),
+            );
+            if report == [0u8; 8] {
+                loop {
+                    libc::pause();
+                }
+            }
+            libc::_exit(1);
+        }
+    }
+    drop(ready_write);
+    let result = read_report(ready_read, pid, plan.user_maps.is_some());
+    // SAFETY: `pid` is our child, not yet reaped: killing and reaping it touches no other.
+    unsafe {
+        libc::kill(pid, libc::SIGKILL);
+        let mut status = 0;
+        while libc::waitpid(pid, &raw mut status, 0) < 0
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+    }
+    result
+}
+
+/// The child's report on `ready`, and then, when every step succeeded, its namespaces.
+fn read_report(mut ready: io::PipeReader, pid: libc::pid_t, user: bool) -> io::Result<Namespaces> {
+    let mut report = [0u8; 8];
+    ready.read_exact(&mut report).map_err(|err| {
+        io::Error::other(format!(
+            "the process making the namespaces ended without a report ({err})"
+        ))
+    })?;
+    let step = u32::from_ne_bytes([report[0], report[1], report[2], report[3]]);
+    let errno = i32::from_ne_bytes([report[4], report[5], report[6], report[7]]);
+    if step != 0 {
+        let what = NAMESPACE_STEPS
+            .get(usize::try_from(step - 1).unwrap_or(usize::MAX))
+            .unwrap_or(&"an unknown step");
+        let err = io::Error::from_raw_os_error(errno);
+        return Err(io::Error::new(err.kind(), format!("{what}: {err}")));
+    }
+    let open = |name: &str| -> io::Result<OwnedFd> {
+        std::fs::File::open(format!("/proc/{pid}/ns/{name}")).map(OwnedFd::from)
+    };
+    Ok(Namespaces {
+        user: if user { Some(open("user")?) } else { None },
+        mount: open("mnt")?,
+    })
+}
+
+/// `struct mount_attr` of `mount_setattr(2)`.
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+
+/// In the forked child: make the namespaces and the mounts. On failure, the index of the step
+/// in [`NAMESPACE_STEPS`] and the errno. Raw system calls only.
+fn namespace_child(plan: &NamespacePlan) -> Result<(), (u32, i32)> {
+    let step = |index: u32, result: libc::c_long| {
+        if result < 0 {
+            Err((
+                index,
+                io::Error::last_os_error().raw_os_error().unwrap_or(0),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    // SAFETY: every call below is a raw system call on NUL-terminated strings and structs made
+    // before the fork, alive for the call.
+    unsafe {
+        // Gone with this process's parent thread, so no helper outlives a failed build.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+        if let Some((uid_map, gid_map)) = &plan.user_maps {
+            step(
+                0,
+                libc::c_long::from(libc::unshare(libc::CLONE_NEWUSER | libc::CLONE_NEWNS)),
+            )?;
+            step(1, write_file(c"/proc/self/setgroups", c"deny"))?;
+            step(2, write_file(c"/proc/self/uid_map", uid_map))?;
+            step(3, write_file(c"/proc/self/gid_map", gid_map))?;
+        } else {
+            step(0, libc::c_long::from(libc::unshare(libc::CLONE_NEWNS)))?;
+        }
+        // Nothing done here reaches the host's mounts, nor theirs this namespace.
+        step(
+            4,
+            libc::c_long::from(libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            )),
+        )?;
+        let read_only = MountAttr {
+            attr_set: MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID,
+            attr_clr: 0,
+            propagation: 0,
+            userns_fd: 0,
+        };
+        step(5, mount_setattr(c"/", AT_RECURSIVE, &read_only))?;
+        let writable = MountAttr {
+            attr_set: MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV,
+            attr_clr: MOUNT_ATTR_RDONLY,
+            propagation: 0,
+            userns_fd: 0,
+        };
+        for path in &plan.writable {
+            step(
+                6,
+                libc::c_long::from(libc::mount(
+                    path.as_ptr(),
+                    path.as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND | libc::MS_REC,
+                    std::ptr::null(),
+                )),
+            )?;
+            // The top mount only: a read-only mount beneath the folder stays read-only.
+            step(7, mount_setattr(path, 0, &writable))?;
+        }
+    }
+    Ok(())
+}
+
+/// `mount_setattr(AT_FDCWD, path, flags, attr)`.
+///
+/// # Safety
+/// Async-signal-safe; `path` and `attr` must be alive for the call.
+unsafe fn mount_setattr(path: &CStr, flags: libc::c_uint, attr: &MountAttr) -> libc::c_long {
+    // SAFETY: the caller keeps both pointers alive.
+    unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            libc::AT_FDCWD,
+            path.as_ptr(),
+            flags,
+            std::ptr::from_ref(attr),
+            std::mem::size_of::<MountAttr>(),
+        )
+    }
+}
+
+/// Writes `text` to the file at `path` in one `write`.
+///
+/// # Safety
+/// Async-signal-safe; both strings alive for the call.
+unsafe fn write_file(path: &CStr, text: &CStr) -> libc::c_long {
+    // SAFETY: the caller keeps both strings alive.
+    unsafe {
+        let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+        if fd < 0 {
+            return -1;
+        }
+        let bytes = text.to_bytes();
+        let written = libc::write(fd, bytes.as_ptr().cast(), bytes.len());
+        libc::close(fd);
+        if written < 0 { -1 } else { 0 }
     }
 }
 

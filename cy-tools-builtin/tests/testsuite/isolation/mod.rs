@@ -15,6 +15,7 @@
 mod corpus;
 mod escapes;
 mod host;
+mod metadata;
 
 use std::sync::Arc;
 
