@@ -74,7 +74,6 @@ use axum::Router;
 use axum::extract::ConnectInfo;
 use axum::routing::{get, post};
 use hyper::body::Incoming;
-use hyper::header::AUTHORIZATION;
 use hyper::service::{Service as _, service_fn};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
@@ -387,9 +386,7 @@ impl ControlServer {
             service_fn(move |mut request: hyper::Request<Incoming>| {
                 // Whitespace after the token is dropped by the parser; such a request is
                 // treated as one without a token, so every endpoint answers it `401`.
-                if standing.sent_loose_authorization() {
-                    request.headers_mut().remove(AUTHORIZATION);
-                }
+                standing.forget_loose_authorization(request.headers_mut());
                 // The same check each endpoint makes before anything else; passing it here is
                 // what protects this connection from eviction.
                 if state.token.admits(request.headers()) {

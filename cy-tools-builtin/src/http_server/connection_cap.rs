@@ -14,6 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use cy_tools::CancellationToken;
+use hyper::HeaderMap;
+use hyper::header::AUTHORIZATION;
 use tokio::sync::oneshot;
 
 /// The open connections, oldest first, and how many may be open at once.
@@ -64,8 +66,17 @@ impl Standing {
 
     /// Whether the connection ever sent such a header. Its bytes are read before the request
     /// they carry is handed on, so a request sees its own.
-    pub(crate) fn sent_loose_authorization(&self) -> bool {
+    fn sent_loose_authorization(&self) -> bool {
         self.loose_authorization.load(Ordering::Relaxed)
+    }
+
+    /// Removes the `Authorization` headers of a request on a connection that ever sent such a
+    /// header, so the request is one without a token and every check answers it `401`: what
+    /// both servers do to each request before checking its token.
+    pub(crate) fn forget_loose_authorization(&self, headers: &mut HeaderMap) {
+        if self.sent_loose_authorization() {
+            headers.remove(AUTHORIZATION);
+        }
     }
 }
 

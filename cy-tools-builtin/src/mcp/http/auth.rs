@@ -23,7 +23,8 @@ use super::MIN_TOKEN_LEN;
 #[derive(Clone, PartialEq, Eq)]
 pub enum McpHttpAuth {
     /// Every request must carry `Authorization: Bearer <token>` (compared in constant time), at
-    /// least [`MIN_TOKEN_LEN`] printable ASCII characters; others are answered `401`.
+    /// least [`MIN_TOKEN_LEN`] printable ASCII characters; others are answered `401`, as are
+    /// requests with a second `Authorization` header or a space or tab after the token.
     Bearer(String),
     /// No token: anyone who can connect may call the tools. Accepted on a loopback address
     /// only, where that still means every local user of this machine; for a client that

@@ -94,8 +94,12 @@ impl hyper::service::Service<Request<Incoming>> for ConnectionService {
 }
 
 impl ConnectionService {
-    async fn handle(&self, request: Request<Incoming>) -> HttpResponse {
+    async fn handle(&self, mut request: Request<Incoming>) -> HttpResponse {
         let state = &self.state;
+        // Whitespace after the token is dropped by the parser; such a request is treated as one
+        // without a token, so it is answered `401` as on the control server.
+        self.standing
+            .forget_loose_authorization(request.headers_mut());
         let path = request.uri().path();
         if path != ENDPOINT {
             return refuse(Refusal {

@@ -3,6 +3,8 @@
 //! connection carrying the run on a control server). Results, refusals with the exact message
 //! the model would see, the log of nested calls under their parent, and the channel's lifetime.
 
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
 use std::sync::Arc;
 
 use cy_tools_builtin::code_mode::CodeModeLimits;
@@ -10,6 +12,7 @@ use serde_json::{Value, json};
 
 use super::harness::{HELD, Harness, python_json};
 use crate::support::backend::on_each_backend;
+use crate::support::process::{WAIT, wait_for_async};
 
 on_each_backend! {
     async fn python_combines_read_file_write_file_and_an_application_tool(backend: Backend) {
@@ -185,62 +188,98 @@ print(json.dumps({"socket": kind, "answer": answer, "child": child,
 
     async fn a_call_after_its_execution_ended_is_refused(backend: Backend) {
         let h = Harness::start(backend, CodeModeLimits::default(), None).await;
-        // A process that escaped the run's process group and kept the channel tries it later.
-        let late = r#"
+        // A leftover: a process in a session of its own that keeps the channel, and calls once
+        // the test says the run is over.
+        let leftover = r#"
 import json, os, time, cy_sdk
-open("ready.tmp", "w").write(str(os.getpid()))
-os.rename("ready.tmp", "ready")
-time.sleep(1.0)
+open("leftover.tmp", "w").write(str(os.getpid()))
+os.rename("leftover.tmp", "leftover")
+# Bounded, so a failed test leaves nothing running for long.
+deadline = time.time() + 30
+while not os.path.exists("ended") and time.time() < deadline:
+    time.sleep(0.01)
 try:
     out = {"late": cy_sdk.call("tally", text="a")}
 except cy_sdk.ToolError as err:
     out = {"late_error": str(err)}
-open("late.json", "w").write(json.dumps(out))
+open("late.tmp", "w").write(json.dumps(out))
+os.rename("late.tmp", "late.json")
 "#;
+        // The run says which descriptor its channel is, and ends once the test holds its own:
+        // where the run's cgroup kills the leftover, that duplicate is what still reaches the
+        // channel after the run, so the broker's refusal is tested on every host.
         let code = format!(
             r#"
-import subprocess, sys
+import subprocess, sys, time
 fd = int(os.environ["CY_SDK_FD"])
 # The package folder is reached through its descriptor too: a program the code starts keeps
 # both to use `cy_sdk`.
 package = int(os.environ["CY_SDK_DIR_FD"])
-subprocess.Popen([sys.executable, "-c", {late:?}], pass_fds=[fd, package], start_new_session=True,
-                 stdout=subprocess.DEVNULL, stderr=open("late.err", "w"))
-import time
-while not os.path.exists("ready"):
+subprocess.Popen([sys.executable, "-c", {leftover:?}], pass_fds=[fd, package], start_new_session=True,
+                 stdout=subprocess.DEVNULL, stderr=open("leftover.err", "w"))
+while not os.path.exists("leftover"):
     time.sleep(0.01)
-print(json.dumps({{"started": True}}))
+open("channel.tmp", "w").write(str(fd))
+os.rename("channel.tmp", "channel")
+while not os.path.exists("held"):
+    time.sleep(0.01)
+print(json.dumps({{"ended": True}}))
 "#
         );
-        python_json(&h, &code).await;
-        let written = h.root().join("late.json");
-        // Where the host makes cgroups (root), the escaped process is killed with its run, and
-        // never calls at all; elsewhere it outlives the run and its call must be refused.
-        let pid: u32 = std::fs::read_to_string(h.root().join("ready"))
+        let root = h.root().to_path_buf();
+        let keep = async {
+            let number: i32 = wait_for_async("the run's channel number", || {
+                std::fs::read_to_string(root.join("channel")).ok()?.parse().ok()
+            })
+            .await;
+            let held = hold_a_duplicate(number);
+            // The duplicate is the run's channel: answered while the run lasts.
+            let during = call_on(&held).await;
+            assert_eq!(during, Some(json!({"ok": {"words": 1, "distinct": 1}})));
+            std::fs::write(root.join("held"), "").unwrap();
+            held
+        };
+        let (out, held) = tokio::join!(python_json(&h, &code), keep);
+        assert_eq!(out, json!({"ended": true}));
+        // The run has ended: the same descriptor, held outside it, gets no answer.
+        assert_eq!(
+            call_on(&held).await,
+            None,
+            "a call on the channel was answered after its run ended"
+        );
+
+        let pid: u32 = std::fs::read_to_string(root.join("leftover"))
             .unwrap()
             .parse()
             .unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-        while !written.exists() {
-            if !crate::support::process::running(pid) && !written.exists() {
-                assert!(
-                    crate::support::process::cgroups_catch_setsid(),
-                    "the late process died without calling: {:?}",
-                    std::fs::read_to_string(h.root().join("late.err"))
-                );
-                return;
+        if crate::support::process::cgroups_catch_setsid() {
+            // Killed with the run's cgroup when the run ended: it never calls at all.
+            if !crate::support::process::dead(pid) {
+                crate::support::process::kill9(pid);
+                panic!("the run's leftover process {pid} outlived it");
             }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the late call never finished: {:?}",
-                std::fs::read_to_string(h.root().join("late.err"))
-            );
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            return;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        let out: Value = serde_json::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+        // Elsewhere it outlives the run, and its own late call is refused as well.
+        std::fs::write(root.join("ended"), "").unwrap();
+        assert!(
+            std::env::var_os("CY_LIMITS_REQUIRE_ENFORCED").is_none(),
+            "CY_LIMITS_REQUIRE_ENFORCED is set, but commands here get no cgroup, so the run's leftover process {pid} outlives it: run as root on a host with a cgroup tree, or unset the variable"
+        );
+        let written = root.join("late.json");
+        wait_for_async("the leftover's late call", || {
+            (written.exists() || !crate::support::process::running(pid)).then_some(())
+        })
+        .await;
+        let late = std::fs::read_to_string(&written).unwrap_or_else(|_| {
+            panic!(
+                "the leftover process ended without calling: {:?}",
+                std::fs::read_to_string(root.join("leftover.err"))
+            )
+        });
+        let late: Value = serde_json::from_str(&late).unwrap();
         assert_eq!(
-            out,
+            late,
             json!({"late_error": "the SDK channel was closed by the runtime; the execution may have ended"})
         );
     }
@@ -337,4 +376,40 @@ print(json.dumps({"inner": inner, "listed": "execute_code" in cy_sdk.tools()}))
             "the nested `hold` call ran to its end"
         );
     }
+}
+
+/// A duplicate, in this process, of descriptor `number` of this process: the run's end of its
+/// SDK channel (the host hands it to the run under the same number; on `Remote` the control
+/// server runs here too). What a process outside the run, beyond the reach of the run's cgroup,
+/// would hold had the run passed it the descriptor.
+fn hold_a_duplicate(number: i32) -> UnixStream {
+    use rustix::process::{PidfdFlags, PidfdGetfdFlags, getpid, pidfd_getfd, pidfd_open};
+    let this = pidfd_open(getpid(), PidfdFlags::empty()).unwrap();
+    let fd = pidfd_getfd(&this, number, PidfdGetfdFlags::empty())
+        .unwrap_or_else(|err| panic!("cannot duplicate descriptor {number}: {err}"));
+    let stream = UnixStream::from(fd);
+    // Blocking, as the run's end must stay (the flag belongs to the socket, which both share),
+    // but bounded; the timeout is the socket's too, and no read the run makes here waits as long.
+    stream.set_read_timeout(Some(WAIT)).unwrap();
+    stream
+}
+
+/// One SDK call (`tally` of one word) written on `channel`: its answer, or `None` when the
+/// channel is closed (the write or the read fails, or the read finds its end).
+async fn call_on(channel: &UnixStream) -> Option<Value> {
+    let channel = channel.try_clone().unwrap();
+    tokio::task::spawn_blocking(move || {
+        let mut line = br#"{"tool": "tally", "arguments": {"text": "a"}}"#.to_vec();
+        line.push(b'\n');
+        (&channel).write_all(&line).ok()?;
+        let mut answer = String::new();
+        match BufReader::new(&channel).read_line(&mut answer) {
+            Ok(0) => None,
+            Ok(_) => Some(serde_json::from_str(&answer).unwrap()),
+            Err(err) if err.kind() == std::io::ErrorKind::ConnectionReset => None,
+            Err(err) => panic!("reading the SDK channel: {err}"),
+        }
+    })
+    .await
+    .unwrap()
 }

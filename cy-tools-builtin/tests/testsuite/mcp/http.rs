@@ -15,11 +15,13 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-const TOKEN: &str = "http-test-token-0123456789";
+pub(super) const TOKEN: &str = "http-test-token-0123456789";
 
 /// Serves `read_file` over a workspace with one file, without a token; `configure` changes
 /// that and the defaults.
-async fn serve(configure: impl FnOnce(&mut McpHttpConfig)) -> (tempfile::TempDir, SocketAddr) {
+pub(super) async fn serve(
+    configure: impl FnOnce(&mut McpHttpConfig),
+) -> (tempfile::TempDir, SocketAddr) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("notes.txt"), "alpha\nbeta\n").unwrap();
     let env = LocalSandbox::new(dir.path()).unwrap().env();
@@ -38,10 +40,10 @@ async fn serve(configure: impl FnOnce(&mut McpHttpConfig)) -> (tempfile::TempDir
 }
 
 /// An answer: status, headers (lowercase names) and body.
-struct Answer {
-    status: u16,
-    head: String,
-    body: String,
+pub(super) struct Answer {
+    pub(super) status: u16,
+    pub(super) head: String,
+    pub(super) body: String,
 }
 
 impl Answer {
@@ -51,7 +53,7 @@ impl Answer {
     }
 
     /// The message of a JSON-RPC error answer.
-    fn message(&self) -> String {
+    pub(super) fn message(&self) -> String {
         self.json()["error"]["message"]
             .as_str()
             .unwrap_or_else(|| panic!("no error message: {}", self.body))
@@ -60,7 +62,7 @@ impl Answer {
 }
 
 /// Sends `request` (a whole HTTP/1.1 request, `Connection: close`) and reads the answer.
-async fn exchange(addr: SocketAddr, request: &str) -> Answer {
+pub(super) async fn exchange(addr: SocketAddr, request: &str) -> Answer {
     let mut stream = TcpStream::connect(addr).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
     read_answer(&mut stream).await
@@ -83,7 +85,7 @@ async fn read_answer(stream: &mut TcpStream) -> Answer {
 }
 
 /// A POST to `path` with `headers` (each line ending in `\r\n`) and a JSON body.
-fn post(path: &str, headers: &str, body: &str) -> String {
+pub(super) fn post(path: &str, headers: &str, body: &str) -> String {
     format!(
         "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
         body.len()

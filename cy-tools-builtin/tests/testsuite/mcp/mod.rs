@@ -6,4 +6,5 @@ mod approval_state;
 mod bad_input;
 mod call_cap;
 mod http;
+mod http_authorization;
 mod server;
