@@ -24,7 +24,19 @@ pub enum Backend {
     },
 }
 
+/// The PostgreSQL pool's size: each connection is a descriptor the process keeps.
+const POOL_SIZE: usize = 16;
+
 impl Backend {
+    /// Descriptors the store may keep open for the life of the process, which the leak check
+    /// must not count: PostgreSQL's pool of connections and the signal listener's connection.
+    pub fn kept_descriptors(&self) -> usize {
+        match self {
+            Backend::Sqlite { .. } => 0,
+            Backend::Postgres { .. } => POOL_SIZE + 1,
+        }
+    }
+
     pub fn sqlite(store: SqliteStore) -> Self {
         let registry = Arc::new(ToolRegistry::linked().unwrap());
         let factory = LocalSessionFactory::with_sqlite(registry, store.clone());
@@ -40,7 +52,7 @@ impl Backend {
         workers: usize,
     ) -> Self {
         let store =
-            PostgresStore::connect_with(url, PostgresSettings::default().with_pool_size(16))
+            PostgresStore::connect_with(url, PostgresSettings::default().with_pool_size(POOL_SIZE))
                 .await
                 .unwrap();
         let registry = Arc::new(ToolRegistry::linked().unwrap());

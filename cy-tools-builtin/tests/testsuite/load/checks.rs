@@ -175,7 +175,8 @@ fn names(path: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// Once every session is dropped: no child process left, no descriptor left open.
+/// Once every session is dropped: no child process left, no descriptor left open beyond
+/// `fds_before` (those open before the run and those the store keeps).
 pub async fn leftovers(fds_before: usize) -> Vec<String> {
     let mut failures = Vec::new();
     let waited = Instant::now();
@@ -191,11 +192,14 @@ pub async fn leftovers(fds_before: usize) -> Vec<String> {
             clip(&format!("{children:?}"))
         ));
     }
-    // The runtime's own descriptors (the signal driver's, for one) may open during the run.
+    // The runtime's own descriptors (the signal driver's, for one) and the process's code-mode
+    // package folder (two handles, made on first use and kept) may open during the run; the
+    // store's connections are in `fds_before` already (see `Backend::kept_descriptors`).
     let fds = open_fds();
     if fds > fds_before + 16 {
         failures.push(format!(
-            "DESCRIPTOR LEAK: {fds} descriptors open after the run, {fds_before} before"
+            "DESCRIPTOR LEAK: {fds} descriptors open after the run, {fds_before} before; open now: {}",
+            clip(&format!("{:?}", super::process::open_fd_targets()))
         ));
     }
     failures

@@ -260,7 +260,7 @@ async fn run(config: &Config, dir: &Path, backend: &Backend) -> Outcome {
     }
     drop(runs);
     if failures.is_empty() {
-        failures.extend(checks::leftovers(fds_before).await);
+        failures.extend(checks::leftovers(fds_before + backend.kept_descriptors()).await);
     }
 
     let mut report = format!(

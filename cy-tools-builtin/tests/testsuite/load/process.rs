@@ -6,6 +6,25 @@ pub fn open_fds() -> usize {
     std::fs::read_dir("/proc/self/fd").map_or(0, Iterator::count)
 }
 
+/// What this process's descriptors point at, counted by target (numbers masked), so a leak
+/// report says what leaked, not only how much.
+pub fn open_fd_targets() -> Vec<(String, usize)> {
+    let mut counted: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir("/proc/self/fd") else {
+        return Vec::new();
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let target = std::fs::read_link(entry.path())
+            .map_or_else(|_| "?".to_string(), |t| t.to_string_lossy().into_owned());
+        let masked: String = target
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '#' } else { c })
+            .collect();
+        *counted.entry(masked).or_default() += 1;
+    }
+    counted.into_iter().collect()
+}
+
 /// The processes whose parent is this one (pid and command), zombies included.
 pub fn children() -> Vec<(u32, String)> {
     let me = std::process::id();
