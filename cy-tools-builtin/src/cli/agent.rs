@@ -20,6 +20,7 @@ use super::agent_terminal::{self, Terminal};
 use super::error::CliError;
 use super::runtime::{CommandRuntime, Outcome};
 use super::session::{self, SessionArgs, registry};
+use super::stored;
 use crate::agent::{
     Agent, AgentConfig, AgentRun, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TURN_BYTES, Ending,
     ModelRunner, default_key_var,
@@ -238,7 +239,8 @@ fn load_profiles(path: &Path, model: &ModelSpec) -> Result<Vec<SubagentProfile>,
 
 /// The session the run works in, from a factory (so `delegate` gets children, each logged):
 /// in the store `--store` (or `CY_TOOLS_STORE`) names, resumed when its id is stored there;
-/// else in memory for this run.
+/// else in memory for this run. A new session is in code mode when `--code-mode` or the spec
+/// file asks for it, as with `call` and `mcp`.
 fn open_session(
     args: &Args,
     asked: session::Asked,
@@ -287,6 +289,10 @@ fn open_session(
             format!("agent-{}-{ms}", std::process::id())
         });
         match factory.resume(&id).await {
+            // As `call` and `mcp` refuse it: the session would run without what was asked.
+            Ok(session) if asked.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
+                return Err(stored::stored_without_code_mode(&id));
+            }
             Ok(session) => {
                 if !profiles.is_empty() {
                     eprintln!(
@@ -313,8 +319,9 @@ fn open_session(
                 .collect()
         });
         let workspace = std::path::absolute(&asked.root).unwrap_or(asked.root);
-        let mut spec =
-            SessionSpec::root(id, asked.tenant, workspace.to_string_lossy()).with_tools(tools);
+        let mut spec = SessionSpec::root(id, asked.tenant, workspace.to_string_lossy())
+            .with_tools(tools)
+            .with_code_mode(asked.code_mode);
         for profile in profiles {
             spec = spec.with_subagent(profile);
         }

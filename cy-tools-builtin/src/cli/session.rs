@@ -20,7 +20,7 @@ use crate::executor::PythonRunner;
 use crate::store::{SpentNonces, StoreLocation};
 use crate::{LocalExecutor, LocalSandbox};
 
-/// The options `call` and `mcp` share.
+/// The options `call`, `mcp` and `agent` share.
 #[derive(Debug, clap::Args)]
 pub(super) struct SessionArgs {
     /// The workspace folder the tools work in [default: the spec's `workspace`, else the
@@ -94,6 +94,9 @@ pub(super) struct Asked {
     pub(super) root: PathBuf,
     /// `--approve`, else the spec file's `approve`; `None`: the stored session's own.
     pub(super) approve: Option<ApprovalPolicy>,
+    /// `--code-mode`, or the spec file's `"code_mode": true`: what a new session is created
+    /// with (a stored one keeps its own).
+    pub(super) code_mode: bool,
 }
 
 /// What `args` ask for (see [`Asked`]).
@@ -104,13 +107,20 @@ pub(super) fn asked(args: &SessionArgs) -> Result<Asked, CliError> {
         None => Spec::default(),
     };
     let root = workspace(args, &spec)?;
+    let code_mode = code_mode(args, &spec);
     Ok(Asked {
         id: spec.session_id,
         tenant: spec.tenant.unwrap_or_else(|| "local".to_string()),
         tools: spec.tools,
         root,
         approve: args.approve.or(spec.approve),
+        code_mode,
     })
+}
+
+/// Code mode asked for: `--code-mode`, or the spec file's `"code_mode": true`.
+fn code_mode(args: &SessionArgs, spec: &Spec) -> bool {
+    args.code_mode || spec.code_mode == Some(true)
 }
 
 /// Every tool linked into this binary.
@@ -159,7 +169,7 @@ pub(super) fn open(
     let approve = args.approve.or(spec.approve).unwrap_or(default_approve);
     tracing::info!(%approve, "approval policy");
     let root = workspace(args, &spec)?;
-    let code_mode = args.code_mode || spec.code_mode == Some(true);
+    let code_mode = code_mode(args, &spec);
     let location = match &args.store {
         Some(text) => Some(
             StoreLocation::parse(text).map_err(|err| CliError::new(format!("--store: {err}")))?,

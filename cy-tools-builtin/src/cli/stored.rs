@@ -79,10 +79,7 @@ pub(super) fn open(
         };
         let session = match build(allowed).await {
             Ok(session) if wanted.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
-                return Err(CliError::new(format!(
-                    "stored session `{}` was created without code mode, and a stored session keeps its settings; leave out --code-mode (and `code_mode` in the session file), or use another `session_id`",
-                    wanted.id
-                )));
+                return Err(stored_without_code_mode(wanted.id));
             }
             Ok(session) => session,
             Err(err) if err.kind() == ServiceErrorKind::NotFound => {
@@ -124,6 +121,13 @@ pub(super) fn open(
         };
         Ok((in_order(session, requested), nonces))
     })
+}
+
+/// The error for code mode asked of the stored session `id`, which was created without it.
+pub(super) fn stored_without_code_mode(id: &str) -> CliError {
+    CliError::new(format!(
+        "stored session `{id}` was created without code mode, and a stored session keeps its settings; leave out --code-mode (and `code_mode` in the session file), or use another `session_id`"
+    ))
 }
 
 /// Every `requested` tool is one of `session`'s, or the error names the stored ones.

@@ -10,7 +10,7 @@ use cy_tools_builtin::store::SqliteStore;
 
 use super::fake::{FakeApi, Reply};
 
-fn agent(dir: &Path, api: &FakeApi, extra: &[&str]) -> Output {
+pub(super) fn agent(dir: &Path, api: &FakeApi, extra: &[&str]) -> Output {
     let base = format!("{}/v1", api.url());
     let mut args = vec![
         "agent",
@@ -33,14 +33,14 @@ fn agent(dir: &Path, api: &FakeApi, extra: &[&str]) -> Output {
         .unwrap()
 }
 
-fn workspace() -> tempfile::TempDir {
+pub(super) fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("w")).unwrap();
     std::fs::write(dir.path().join("w/notes.txt"), "hello from the notes\n").unwrap();
     dir
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(super) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 

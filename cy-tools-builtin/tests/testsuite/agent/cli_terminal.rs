@@ -85,7 +85,11 @@ fn text(bytes: &[u8]) -> String {
 
 /// An OpenAI answer calling `tool` with `arguments`, then (as the next reply) the final answer
 /// `answer`.
-fn call_then_answer(tool: &str, arguments: serde_json::Value, answer: &str) -> Vec<Reply> {
+pub(super) fn call_then_answer(
+    tool: &str,
+    arguments: serde_json::Value,
+    answer: &str,
+) -> Vec<Reply> {
     let call = json!({"id": "x", "object": "chat.completion", "model": "gpt-fake",
         "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant",
             "content": null, "tool_calls": [{"id": "call_1", "type": "function",
@@ -277,7 +281,7 @@ fn the_calls_a_stored_code_mode_sessions_code_makes_are_asked_about_too() {
         r#"{"session_id": "s-code", "workspace": "w", "code_mode": true}"#,
     )
     .unwrap();
-    // The session is stored in code mode first (`agent` creates plain sessions).
+    // The session is stored in code mode first, by `call`.
     let created = Command::new(env!("CARGO_BIN_EXE_cy-tools"))
         .current_dir(dir.path())
         .args(["call", "list_directory", "{}", "--spec", "s.json"])

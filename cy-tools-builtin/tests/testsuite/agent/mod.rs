@@ -2,11 +2,12 @@
 //! provider's wire format from fixtures: what the loop sends (tool declarations, results with
 //! the right ids), how it reads answers (plain, tool calls, parallel calls, malformed
 //! arguments, 429 then success, streamed), its limits and bounds, and `cy-tools agent`
-//! (`delegate`, approval, what reaches a terminal).
+//! (`delegate`, approval, code mode, what reaches a terminal).
 
 mod anthropic;
 mod bounds;
 mod cli;
+mod cli_code_mode;
 mod cli_terminal;
 mod fake;
 mod limits;
