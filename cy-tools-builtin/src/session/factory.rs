@@ -269,16 +269,21 @@ impl LocalSessionFactory {
         session_id: &str,
         extras: Extras,
     ) -> Result<Session, ServiceError> {
-        let spec = self.host.specs.load_spec(session_id).await?.ok_or_else(|| {
+        let spec = self.stored_spec(session_id).await?;
+        let env = self.open_env(&spec)?;
+        self.build(Arc::new(spec), env, None, &extras)
+    }
+
+    /// The stored spec of `session_id`, or an error saying there is none and what to do.
+    async fn stored_spec(&self, session_id: &str) -> Result<SessionSpec, ServiceError> {
+        self.host.specs.load_spec(session_id).await?.ok_or_else(|| {
             ServiceError::new(
                 ServiceErrorKind::NotFound,
                 format!(
                     "no session `{session_id}` in the store; check the id, or create the session first"
                 ),
             )
-        })?;
-        let env = self.open_env(&spec)?;
-        self.build(Arc::new(spec), env, None, &extras)
+        })
     }
 
     fn workspace_path(&self, workspace: &str) -> PathBuf {

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::ServiceError;
 
 use super::LocalSessionFactory;
 use crate::session::Session;
@@ -51,14 +51,7 @@ impl LocalSessionFactory {
         session_id: &str,
         only: &[String],
     ) -> Result<Session, ServiceError> {
-        let spec = self.host.specs.load_spec(session_id).await?.ok_or_else(|| {
-            ServiceError::new(
-                ServiceErrorKind::NotFound,
-                format!(
-                    "no session `{session_id}` in the store; check the id, or create the session first"
-                ),
-            )
-        })?;
+        let spec = self.stored_spec(session_id).await?;
         let env = self.open_env(&spec)?;
         self.build_within(Arc::new(spec), env, None, &Extras::new(), Some(only))
     }
