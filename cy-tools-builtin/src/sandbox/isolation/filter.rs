@@ -16,9 +16,9 @@
 //! between `fork` and `exec`, and installing costs in proportion to the path to a verdict (the
 //! kernel runs the program once on each of the ~460 numbers, to cache which are allowed
 //! whatever their arguments) and to the program's length (it compiles it). Timed in the child on
-//! the 2-core test machine, `seccomp(2)` took 70-87 us with the list-walking program of 128
-//! instructions, against 9 us for a one-instruction program; an unconfined `sh -c true` takes
-//! about 1 ms in all.
+//! the 2-core test machine, `seccomp(2)` took 69-97 us with the program that walked the list
+//! (128 instructions), 24-51 us with this one (69), 9-18 us with a one-instruction program; an
+//! unconfined `sh -c true` takes 1-2 ms in all (see BENCHMARKS.md, "Isolation").
 
 #[cfg(test)]
 use super::bpf::RET_K;
