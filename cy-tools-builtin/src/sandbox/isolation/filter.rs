@@ -486,6 +486,27 @@ mod tests {
         }
     }
 
+    /// The search needs its ranges sorted and distinct: a number listed twice, or lists that
+    /// overlap, would break it.
+    #[test]
+    fn the_ranges_are_sorted_and_each_differs_from_the_next() {
+        for inet in [false, true] {
+            let ranges = ranges(FilterRules { inet });
+            assert_eq!(ranges[0].0, 0);
+            for pair in ranges.windows(2) {
+                assert!(pair[0].0 < pair[1].0, "{pair:?}");
+                assert_ne!(pair[0].1, pair[1].1, "{pair:?}");
+            }
+        }
+        let mut listed: Vec<u32> = DENIED.iter().chain(NOT_HERE).map(|&c| nr(c)).collect();
+        listed.extend(MODE_ARGS.iter().map(|&(c, _)| nr(c)));
+        listed.extend([nr(libc::SYS_clone), nr(libc::SYS_socket)]);
+        let count = listed.len();
+        listed.sort_unstable();
+        listed.dedup();
+        assert_eq!(listed.len(), count, "a call is listed twice");
+    }
+
     /// Installing the filter costs in proportion to the path to a verdict (the kernel runs the
     /// program on every number then) and to its length (it compiles it). The program that
     /// compared the number with each listed call in turn was 128 instructions long and took 47
