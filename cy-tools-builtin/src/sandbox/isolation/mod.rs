@@ -36,6 +36,7 @@
 //! make the view's mount namespace (and, when it is not root, its user namespace), commands are
 //! refused with an error that names `--isolation none`; nothing falls back silently.
 
+mod bpf;
 mod filter;
 mod namespace;
 mod ruleset;

@@ -325,6 +325,42 @@ fn metadata_without_mount_rights() {
     outside_metadata_stays(&Layout::new());
     no_setid_bits(&Layout::new());
     workspace_work(&Layout::new());
+    // The view's mount namespace lives in a user namespace of its own here.
+    assert_eq!(same_namespaces(), (false, false));
+}
+
+/// Whether a confined command shares this process's (user, mount) namespaces.
+fn same_namespaces() -> (bool, bool) {
+    let dir = tempfile::tempdir().unwrap();
+    let env = LocalSandbox::new(dir.path()).unwrap().env();
+    let (code, out) = run(&env, "readlink /proc/self/ns/user /proc/self/ns/mnt");
+    assert_eq!(code, 0, "{out}");
+    let mine = |name: &str| {
+        let link = std::fs::read_link(format!("/proc/self/ns/{name}")).unwrap();
+        link.to_string_lossy().into_owned()
+    };
+    let mut lines = out.lines();
+    (
+        lines.next() == Some(mine("user").as_str()),
+        lines.next() == Some(mine("mnt").as_str()),
+    )
+}
+
+/// A host that may mount (root with `CAP_SYS_ADMIN`, as CI runs) makes the view's mount
+/// namespace in its own user namespace, so commands join the mount namespace alone: joining a
+/// user namespace as well would be a second `setns` on every command, for nothing.
+#[test]
+fn a_host_that_may_mount_joins_the_mount_namespace_alone() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let effective = status
+        .lines()
+        .find_map(|l| l.strip_prefix("CapEff:"))
+        .map(|hex| u64::from_str_radix(hex.trim(), 16).unwrap())
+        .unwrap();
+    if !isolation_available() || effective & (1 << 21) == 0 {
+        return;
+    }
+    assert_eq!(same_namespaces(), (true, false));
 }
 
 /// What must keep working in the workspace: making a script executable and running it,
