@@ -26,6 +26,7 @@ use crate::agent::{
     ModelRunner, default_key_var,
 };
 use crate::session::LocalSessionFactory;
+use crate::session::compose::EXECUTE_CODE;
 use crate::store::StoreLocation;
 
 /// How long an interrupted run has to stop before it is abandoned.
@@ -288,7 +289,18 @@ fn open_session(
                 .map_or(0, |d| d.as_millis());
             format!("agent-{}-{ms}", std::process::id())
         });
-        match factory.resume(&id).await {
+        // A stored session is narrowed to the spec file's `tools` (and `execute_code`, which
+        // every stored session has), never widened, as `call` and `mcp` do: its code reaches
+        // only these too, since the session is built with them alone.
+        let resumed = match &asked.tools {
+            Some(tools) => {
+                let mut only = vec![EXECUTE_CODE.to_string()];
+                only.extend(tools.iter().filter(|t| *t != EXECUTE_CODE).cloned());
+                factory.resume_within(&id, &only).await
+            }
+            None => factory.resume(&id).await,
+        };
+        match resumed {
             // As `call` and `mcp` refuse it: the session would run without what was asked.
             Ok(session) if asked.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
                 return Err(stored::stored_without_code_mode(&id));

@@ -8,6 +8,7 @@ mod anthropic;
 mod bounds;
 mod cli;
 mod cli_code_mode;
+mod cli_narrowing;
 mod cli_terminal;
 mod fake;
 mod limits;
