@@ -76,6 +76,11 @@ impl Session {
 
     /// The same session with only `tools` (say, a subset of its own): the context, spec,
     /// parent call and what it keeps alive stay.
+    ///
+    /// This narrows what a caller of [`execute`](Self::execute) reaches, not what the context's
+    /// services were built with: the code of a session in code mode still calls the tools its
+    /// session was built with. To serve a code-mode session with fewer tools, build it with
+    /// those alone (`cy_tools_builtin`'s `LocalSessionFactory::resume_within`).
     #[must_use]
     pub fn with_tools(mut self, tools: Toolset) -> Self {
         self.tools = tools;
