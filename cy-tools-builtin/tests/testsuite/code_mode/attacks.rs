@@ -9,8 +9,6 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -25,6 +23,7 @@ use cy_tools_builtin::tools::execute_code::EXECUTE_CODE;
 use serde_json::json;
 
 use super::harness::Harness;
+use super::server_process::start_server;
 use crate::support::backend::Backend;
 use crate::support::process;
 
@@ -232,30 +231,6 @@ fn peak_kib(pid: u32) -> u64 {
         .unwrap()
 }
 
-fn start_server(root: &Path) -> (std::process::Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cy-tools"))
-        .args(["control-server", "--bind", "127.0.0.1:0", "--root"])
-        .arg(root)
-        .env("CY_CONTROL_TOKEN", TOKEN)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("the server says where it listens")
-            .unwrap();
-        if let Some(addr) = line.strip_prefix("control server listening on http://") {
-            break addr.parse().unwrap();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    (child, addr)
-}
-
 #[test]
 fn flooding_the_sdk_channel_keeps_the_servers_memory_bounded() {
     // Runs at once, each flooding its channel; the server's request cap (its default body
@@ -263,7 +238,7 @@ fn flooding_the_sdk_channel_keeps_the_servers_memory_bounded() {
     const RUNS: usize = 4;
     const MAX_LINE_KIB: u64 = 1024;
     let root = tempfile::tempdir().unwrap();
-    let (mut server, addr) = start_server(root.path());
+    let (mut server, addr) = start_server(root.path(), TOKEN, None);
     // A first run, so the baseline includes a run's own costs.
     let mut warm = upgrade(addr, "s-warm");
     let request =

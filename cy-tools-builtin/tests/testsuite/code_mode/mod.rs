@@ -10,4 +10,5 @@ mod limits;
 mod local;
 mod package_swap;
 mod remote;
+mod server_process;
 mod typed;

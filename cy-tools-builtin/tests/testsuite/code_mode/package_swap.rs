@@ -15,6 +15,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use super::server_process::start_server;
 use serde_json::{Value, json};
 
 const TOKEN: &str = "package-swap-token-0123456789abcdef";
@@ -35,31 +36,6 @@ fn as_nobody(script: &str, tmp: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn start_server(root: &Path, tmp: &Path) -> (std::process::Child, SocketAddr) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cy-tools"))
-        .args(["control-server", "--bind", "127.0.0.1:0", "--root"])
-        .arg(root)
-        .env("CY_CONTROL_TOKEN", TOKEN)
-        .env("TMPDIR", tmp)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    let addr = loop {
-        let line = lines
-            .next()
-            .expect("the server says where it listens")
-            .unwrap();
-        if let Some(addr) = line.strip_prefix("control server listening on http://") {
-            break addr.parse().unwrap();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    (child, addr)
 }
 
 /// One code-mode run of `code` in session `s-swap`: the `done` answer's result.
@@ -142,7 +118,7 @@ fn another_user_cannot_swap_the_package_of_a_running_host() {
     let root = tempfile::tempdir().unwrap();
     // The folder the package used to be in, made first by the attacker.
     as_nobody(r#"mkdir -m 777 "$T/cy-sdk-0""#, tmp.path());
-    let (mut server, addr) = start_server(root.path(), tmp.path());
+    let (mut server, addr) = start_server(root.path(), TOKEN, Some(tmp.path()));
     let first = run(addr, "import cy_sdk\nprint('first')");
     let planted = as_nobody(SWAP, tmp.path());
     let second = run(addr, "import cy_sdk\nprint('second')");
