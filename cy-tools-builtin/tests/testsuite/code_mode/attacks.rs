@@ -7,7 +7,7 @@
 //! * code flooding its SDK channel while the runtime answers nothing must not grow the control
 //!   server's memory past a bound.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,7 +23,7 @@ use cy_tools_builtin::tools::execute_code::EXECUTE_CODE;
 use serde_json::json;
 
 use super::harness::Harness;
-use super::server_process::start_server;
+use super::server_process::{self, start_server};
 use crate::support::backend::Backend;
 use crate::support::process;
 
@@ -31,24 +31,7 @@ const TOKEN: &str = "code-mode-attacks-token-0123456789";
 
 /// A raw code-mode connection: upgraded, then lines both ways.
 fn upgrade(addr: SocketAddr, session: &str) -> TcpStream {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(30)))
-        .unwrap();
-    write!(
-        stream,
-        "GET /v1/sessions/{session}/code-mode HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\nConnection: upgrade\r\nUpgrade: cy-sdk/1\r\n\r\n"
-    )
-    .unwrap();
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        assert_eq!(stream.read(&mut byte).unwrap(), 1, "the head ended early");
-        head.push(byte[0]);
-    }
-    let head = String::from_utf8_lossy(&head);
-    assert!(head.starts_with("HTTP/1.1 101"), "not upgraded: {head}");
-    stream
+    server_process::upgrade(addr, session, TOKEN, Duration::from_secs(30))
 }
 
 fn wait_until(what: &str, mut probe: impl FnMut() -> bool) {

@@ -8,14 +8,14 @@
 //! to live in before the host starts, and between two runs moves every folder it can and plants
 //! an `__init__.py` that would leave a mark in the workspace.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use super::server_process::start_server;
+use super::server_process::{start_server, upgrade};
 use serde_json::{Value, json};
 
 const TOKEN: &str = "package-swap-token-0123456789abcdef";
@@ -40,26 +40,7 @@ fn as_nobody(script: &str, tmp: &Path) -> String {
 
 /// One code-mode run of `code` in session `s-swap`: the `done` answer's result.
 fn run(addr: SocketAddr, code: &str) -> Value {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    write!(
-        stream,
-        "GET /v1/sessions/s-swap/code-mode HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {TOKEN}\r\nConnection: upgrade\r\nUpgrade: cy-sdk/1\r\n\r\n"
-    )
-    .unwrap();
-    let mut head = Vec::new();
-    let mut byte = [0u8; 1];
-    while !head.ends_with(b"\r\n\r\n") {
-        assert_eq!(stream.read(&mut byte).unwrap(), 1, "the head ended early");
-        head.push(byte[0]);
-    }
-    assert!(
-        head.starts_with(b"HTTP/1.1 101"),
-        "{}",
-        String::from_utf8_lossy(&head)
-    );
+    let mut stream = upgrade(addr, "s-swap", TOKEN, Duration::from_secs(60));
     let request = json!({"code": code, "filename": "run.py", "timeout_ms": 30_000}).to_string();
     stream.write_all(format!("{request}\n").as_bytes()).unwrap();
     for line in BufReader::new(&stream).lines() {
