@@ -12,11 +12,13 @@
 
 mod approver;
 mod chat;
+mod nonces;
 mod policy;
 mod question;
 
 pub use approver::{Approval, ApprovalRequest, Approver, DEFAULT_APPROVAL_TIMEOUT, Decision};
 pub use chat::ChatApprover;
+pub use nonces::SpentNonces;
 pub use policy::ApprovalPolicy;
 pub use question::{HEAD_CHARS, MAX_SHOWN_CHARS, TAIL_CHARS, show_arguments, visible};
 

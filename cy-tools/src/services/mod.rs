@@ -15,6 +15,7 @@ mod log;
 #[cfg(unix)]
 mod passed_fd;
 mod process;
+mod random;
 mod resources;
 mod sandbox;
 
@@ -33,5 +34,6 @@ pub use log::{ExecutionLog, LogEntry, UsageEntry};
 #[cfg(unix)]
 pub use passed_fd::PassedFd;
 pub use process::{ProcessInfo, ProcessOutput, ProcessTable};
+pub use random::random_hex;
 pub use resources::ResourceLimits;
 pub use sandbox::{ExecOptions, Sandbox};

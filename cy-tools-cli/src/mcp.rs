@@ -1,0 +1,78 @@
+//! `cy-tools mcp`: serve a session's tools to an MCP client over stdin and stdout, or over
+//! streamable HTTP with `--http`.
+
+use std::process::ExitCode;
+
+use cy_tools::approval::ApprovalPolicy;
+
+use super::error::CliError;
+use super::mcp_http::{self, HttpArgs};
+use super::runtime::CommandRuntime;
+use super::session::{self, SessionArgs};
+use cy_tools_mcp::McpServer;
+
+#[derive(Debug, clap::Args)]
+pub(super) struct Args {
+    #[command(flatten)]
+    session: SessionArgs,
+    /// The tools to serve, comma-separated [default: the spec's `tools`, else every linked
+    /// tool this session can run]
+    #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
+    tools: Option<Vec<String>>,
+    /// Tool calls that run at once over stdio; a client's further calls wait their turn
+    #[arg(long, value_name = "COUNT", default_value_t = cy_tools_mcp::DEFAULT_MAX_CONCURRENT_CALLS as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    max_concurrent_calls: u64,
+    #[command(flatten)]
+    http: HttpArgs,
+}
+
+pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
+    let runtime = CommandRuntime::new()?;
+    // Over HTTP the client may be anybody the token reaches, so destructive calls ask by
+    // default; on stdio the client is the person's own program, which usually asks already.
+    let default_approve = if args.http.enabled() {
+        ApprovalPolicy::Destructive
+    } else {
+        ApprovalPolicy::None
+    };
+    let opened = session::open(
+        &args.session,
+        args.tools.as_deref(),
+        false,
+        &runtime,
+        default_approve,
+    )?;
+    // A stored session's calls go through it, so they are recorded in its log. The approval
+    // state names the workspace folder, so an answer is good over this folder only.
+    let workspace = opened.workspace.to_string_lossy().into_owned();
+    let server = match opened.session {
+        Some(session) => McpServer::for_session(session),
+        None => McpServer::new(opened.tools).map(|server| server.with_workspace(workspace)),
+    }
+    .and_then(McpServer::with_state_key_from_env)
+    .map_err(|err| CliError::new(err.to_string()))?;
+    // With a store, each approval is spent in it: one replica runs it.
+    let server = match opened.spent_nonces {
+        Some(nonces) => server.with_spent_nonces(nonces),
+        None => server,
+    };
+    if args.http.enabled() {
+        mcp_http::serve(server, &args.http, &runtime)?;
+    } else {
+        tracing::info!(tools = ?server.declarations().iter().map(|d| &d.name).collect::<Vec<_>>(), "serving MCP on stdio");
+        // The protocol runs on this thread and the calls on the runtime's workers: a call stuck
+        // on its thread cannot keep the server from answering `ping`, nor from stopping.
+        let server = server
+            .with_call_runtime(runtime.work()?)
+            .with_max_concurrent_calls(
+                usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX),
+            );
+        match runtime.run_here(cy_tools_mcp::serve_server_stdio(server))? {
+            Some(served) => served.map_err(|err| CliError::new(err.to_string()))?,
+            None => tracing::info!("interrupted: stopping the MCP server"),
+        }
+    }
+    // Dropping the runtime drops the session, which kills the processes its tools started.
+    drop(runtime);
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,393 @@
+//! The session `call` and `mcp` run tools in: a workspace folder, an identity and the tools,
+//! from the command line and an optional session spec file.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cy_tools::approval::{Approval, ApprovalPolicy};
+use cy_tools::binding::LeftOut;
+use cy_tools::{
+    CodeExecutor, Sandbox, Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
+};
+use serde::Deserialize;
+
+use super::error::CliError;
+use super::limits::LimitArgs;
+use super::runtime::CommandRuntime;
+use super::stored;
+use cy_tools::approval::SpentNonces;
+use cy_tools_code_mode::CodeModeExecutor;
+use cy_tools_sandbox::LocalSandbox;
+use cy_tools_sandbox::executor::LocalExecutor;
+use cy_tools_sandbox::executor::PythonRunner;
+use cy_tools_session::store::StoreLocation;
+
+/// The options `call`, `mcp` and `agent` share.
+#[derive(Debug, clap::Args)]
+pub(super) struct SessionArgs {
+    /// The workspace folder the tools work in [default: the spec's `workspace`, else the
+    /// current folder]
+    #[arg(long, value_name = "DIR")]
+    pub(super) root: Option<PathBuf>,
+    /// A JSON session spec, every field optional:
+    /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
+    /// "code_mode": true, "approve": "destructive"}.
+    /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
+    /// session may have (a stored session is served with those of its stored tools it names,
+    /// never more, and in code mode its code reaches no others)
+    #[arg(long, value_name = "FILE")]
+    pub(super) spec: Option<PathBuf>,
+    /// Keep the session in a store, so any worker naming the same store resumes it (its
+    /// tools, workspace and log) and its signals reach them all:
+    /// postgres://USER:PASSWORD@HOST:PORT/DATABASE, or a folder for the embedded SQLite store.
+    /// The spec file's `session_id` is created the first time and resumed after
+    /// [default: `CY_TOOLS_STORE`; unset: nothing is stored]
+    #[arg(long, value_name = "URL")]
+    pub(super) store: Option<String>,
+    /// Code mode: the code `execute_code` runs may call the session's other tools, as the
+    /// typed functions of `cy_sdk.tools` (`import cy_sdk; cy_sdk.tools.read_file("a.txt")`).
+    /// Also the spec's `"code_mode": true`; a stored session keeps the setting it was created
+    /// with
+    #[arg(long)]
+    pub(super) code_mode: bool,
+    /// Which calls a person must approve before they run: `destructive` (tools that may
+    /// destroy or overwrite data), `all` or `none`. Over MCP the client is asked (elicitation);
+    /// a client that cannot be asked gets the call refused [default: the spec's `approve`, else
+    /// `destructive` with `mcp --http`, `none` on stdio, for `call` and `agent`]
+    #[arg(long, value_name = "POLICY")]
+    pub(super) approve: Option<ApprovalPolicy>,
+    #[command(flatten)]
+    pub(super) limits: LimitArgs,
+}
+
+/// The tools `call` and `mcp` serve, and the stored session they belong to when there is a
+/// store (its calls are then recorded).
+pub(super) struct Opened {
+    pub(super) tools: Toolset,
+    pub(super) session: Option<Session>,
+    /// The workspace folder, absolute: what an MCP server binds its approval state to.
+    pub(super) workspace: PathBuf,
+    /// Where the store spends approval nonces once for every replica, with a store.
+    pub(super) spent_nonces: Option<Arc<dyn SpentNonces>>,
+}
+
+/// The session spec file. A fuller `SessionSpec` belongs to the runtime; this is the part the
+/// command line needs.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Spec {
+    session_id: Option<String>,
+    tenant: Option<String>,
+    workspace: Option<PathBuf>,
+    tools: Option<Vec<String>>,
+    code_mode: Option<bool>,
+    approve: Option<ApprovalPolicy>,
+}
+
+const SPEC_EXAMPLE: &str = r#"{"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"], "code_mode": false}"#;
+
+/// What the options and the spec file ask for: the session's id, tenant and tools, and its
+/// workspace folder (which exists).
+#[cfg(feature = "agent")]
+pub(super) struct Asked {
+    pub(super) id: Option<String>,
+    pub(super) tenant: String,
+    pub(super) tools: Option<Vec<String>>,
+    pub(super) root: PathBuf,
+    /// `--approve`, else the spec file's `approve`; `None`: the stored session's own.
+    pub(super) approve: Option<ApprovalPolicy>,
+    /// `--code-mode`, or the spec file's `"code_mode": true`: what a new session is created
+    /// with (a stored one keeps its own).
+    pub(super) code_mode: bool,
+}
+
+/// What `args` ask for (see [`Asked`]).
+#[cfg(feature = "agent")]
+pub(super) fn asked(args: &SessionArgs) -> Result<Asked, CliError> {
+    let spec = match &args.spec {
+        Some(path) => load_spec(path)?,
+        None => Spec::default(),
+    };
+    let root = workspace(args, &spec)?;
+    let code_mode = code_mode(args, &spec);
+    Ok(Asked {
+        id: spec.session_id,
+        tenant: spec.tenant.unwrap_or_else(|| "local".to_string()),
+        tools: spec.tools,
+        root,
+        approve: args.approve.or(spec.approve),
+        code_mode,
+    })
+}
+
+/// Code mode asked for: `--code-mode`, or the spec file's `"code_mode": true`.
+fn code_mode(args: &SessionArgs, spec: &Spec) -> bool {
+    args.code_mode || spec.code_mode == Some(true)
+}
+
+/// Every tool linked into this binary.
+pub(super) fn registry() -> Result<ToolRegistry, CliError> {
+    ToolRegistry::linked().map_err(|err| CliError::new(err.to_string()))
+}
+
+/// `` `a`, `b`, `c` ``.
+pub(super) fn listed<S: AsRef<str>>(names: &[S]) -> String {
+    if names.is_empty() {
+        return "none".to_string();
+    }
+    names
+        .iter()
+        .map(|n| format!("`{}`", n.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The error for a name nothing is registered under.
+pub(super) fn unknown_tool(name: &str, registry: &ToolRegistry) -> CliError {
+    CliError::new(format!(
+        "unknown tool `{name}`; valid tools are {}",
+        listed(&registry.names())
+    ))
+}
+
+/// Opens the session and binds its tools: `requested` when given (each must exist, fit the
+/// spec's list and bind), else the spec's `tools`, else every linked tool that binds to this
+/// session (the others are left out with a note on stderr). With a store, the session is the
+/// stored one (see [`stored`]). `calling`: `requested` is the one tool `call` runs, which in
+/// code mode calls the others, so the session gets them all (the spec's, else every one that
+/// binds). Calls ask for approval as `--approve` says, else the spec file, else
+/// `default_approve` (the command's own default).
+pub(super) fn open(
+    args: &SessionArgs,
+    requested: Option<&[String]>,
+    calling: bool,
+    runtime: &CommandRuntime,
+    default_approve: ApprovalPolicy,
+) -> Result<Opened, CliError> {
+    let spec = match &args.spec {
+        Some(path) => load_spec(path)?,
+        None => Spec::default(),
+    };
+    let approve = args.approve.or(spec.approve).unwrap_or(default_approve);
+    tracing::info!(%approve, "approval policy");
+    let root = workspace(args, &spec)?;
+    let code_mode = code_mode(args, &spec);
+    let location = match &args.store {
+        Some(text) => Some(
+            StoreLocation::parse(text).map_err(|err| CliError::new(format!("--store: {err}")))?,
+        ),
+        None => StoreLocation::from_env().map_err(|err| CliError::new(err.to_string()))?,
+    };
+    if let Some(location) = location {
+        // Refused before the store is made: a stored session's own workspace is checked again
+        // when the factory opens it.
+        if let StoreLocation::Embedded(folder) = &location {
+            cy_tools_session::store_outside(&root, folder)
+                .map_err(|err| CliError::new(err.to_string()))?;
+        }
+        let wanted = stored::Wanted {
+            id: spec.session_id.as_deref().unwrap_or("cli"),
+            tenant: spec.tenant.as_deref().unwrap_or("local"),
+            root: &root,
+            tools: spec.tools.as_deref(),
+            limits: args.limits.exec_limits(),
+            code_mode,
+            approve,
+        };
+        let spec_path = args.spec.as_deref().unwrap_or(Path::new(""));
+        let workspace = std::path::absolute(&root).unwrap_or_else(|_| root.clone());
+        let (session, spent_nonces) =
+            stored::open(location, wanted, requested, calling, spec_path, runtime)?;
+        return Ok(Opened {
+            tools: session.tools().clone(),
+            session: Some(session),
+            workspace,
+            spent_nonces,
+        });
+    }
+    // `call` in code mode runs one tool whose code calls the others: the session gets them
+    // all (the spec's, else every one that binds), without a note for each tool it cannot
+    // bind (those notes are for choosing what `mcp` serves); the tool called must still be
+    // one the spec allows.
+    check_allowed(args, &spec, requested)?;
+    let requested = if calling && code_mode {
+        None
+    } else {
+        requested
+    };
+    let notes = !calling;
+    let workspace = std::path::absolute(&root).unwrap_or_else(|_| root.clone());
+    let (tools, context, executor) =
+        open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
+    let Some(executor) = executor else {
+        return Ok(Opened {
+            tools,
+            session: None,
+            workspace,
+            spent_nonces: None,
+        });
+    };
+    // The session the code calls back into, kept alive by the one handed out.
+    let session = executor
+        .attach(Session::new(context, tools))
+        .map_err(|err| CliError::new(err.to_string()))?;
+    Ok(Opened {
+        tools: session.tools().clone(),
+        session: Some(session),
+        workspace,
+        spent_nonces: None,
+    })
+}
+
+/// The tools bound, their context, and the code-mode executor in it when code mode is on.
+type Unstored = (Toolset, Arc<ToolContext>, Option<Arc<CodeModeExecutor>>);
+
+fn open_unstored(
+    args: &SessionArgs,
+    spec: &Spec,
+    root: PathBuf,
+    requested: Option<&[String]>,
+    code_mode: bool,
+    notes: bool,
+    approve: ApprovalPolicy,
+) -> Result<Unstored, CliError> {
+    let registry = registry()?;
+    let sandbox = LocalSandbox::new(&root)
+        .map_err(|err| {
+            CliError::new(format!(
+                "cannot open workspace folder `{}`: {err}",
+                root.display()
+            ))
+        })?
+        // The code `execute_code` runs is held to the same limits: the executor defers to the
+        // sandbox's.
+        .with_limits(args.limits.exec_limits());
+    let identity = SessionIdentity::root(
+        spec.session_id.as_deref().unwrap_or("cli"),
+        spec.tenant.as_deref().unwrap_or("local"),
+    );
+    // One view for the file tools and the code they run, so a file `execute_code` writes is
+    // there for `read_file`, and both share the view's process table.
+    let env = sandbox.env();
+    let python = PythonRunner::for_limits(env.limits());
+    let env: Arc<dyn Sandbox> = Arc::new(env);
+    let executor: Arc<dyn CodeExecutor> =
+        Arc::new(LocalExecutor::new(Arc::clone(&env)).with_python(python));
+    let code_mode = code_mode.then(|| Arc::new(CodeModeExecutor::new(Arc::clone(&executor))));
+    let executor = match &code_mode {
+        Some(wrapped) => Arc::clone(wrapped) as Arc<dyn CodeExecutor>,
+        None => executor,
+    };
+    let context = Arc::new(
+        ToolContext::new(identity)
+            .with_env(env)
+            .with_executor(executor)
+            .with_approval(Approval::new(approve)),
+    );
+    let built = |tools: Toolset| (tools, Arc::clone(&context), code_mode.clone());
+
+    let Some(names) = requested.or(spec.tools.as_deref()) else {
+        // Every registered tool: those this session cannot serve are left out, with a note.
+        return Ok(built(
+            match registry.try_build(&registry.names(), &context) {
+                Ok(tools) => tools,
+                Err(report) => {
+                    for (name, why) in report.left_out.iter().filter(|_| notes) {
+                        if let LeftOut::Unavailable(err) = why {
+                            eprintln!("note: leaving out `{name}`: {err}");
+                        }
+                    }
+                    report.tools
+                }
+            },
+        ));
+    };
+    if let Some(unknown) = names
+        .iter()
+        .find(|name| registry.definition(name).is_none())
+    {
+        return Err(unknown_tool(unknown, &registry));
+    }
+    registry
+        .try_build(names, &context)
+        .map(built)
+        .map_err(|report| match report.left_out.first() {
+            Some((_, LeftOut::Unavailable(err))) => CliError::new(err.to_string()),
+            _ => CliError::new(report.to_string()),
+        })
+}
+
+/// Every `requested` tool is in the spec's `tools`, when it has some.
+fn check_allowed(
+    args: &SessionArgs,
+    spec: &Spec,
+    requested: Option<&[String]>,
+) -> Result<(), CliError> {
+    if let (Some(requested), Some(allowed)) = (requested, &spec.tools)
+        && let Some(outside) = requested.iter().find(|name| !allowed.contains(name))
+    {
+        return Err(CliError::new(format!(
+            "tool `{outside}` is not in the session spec's tools ({}); add it to `tools` in `{}` or use one of those",
+            listed(allowed),
+            args.spec.as_deref().unwrap_or(Path::new("")).display(),
+        )));
+    }
+    Ok(())
+}
+
+fn workspace(args: &SessionArgs, spec: &Spec) -> Result<PathBuf, CliError> {
+    let root = match (&args.root, &spec.workspace, &args.spec) {
+        (Some(root), _, _) => root.clone(),
+        (None, Some(workspace), Some(spec_path)) => {
+            spec_path.parent().unwrap_or(Path::new("")).join(workspace)
+        }
+        _ => PathBuf::from("."),
+    };
+    match std::fs::metadata(&root) {
+        Ok(meta) if meta.is_dir() => {
+            // The host reads the session file again at every start: no command may write it.
+            if let Some(spec) = &args.spec {
+                cy_tools_session::spec_outside(&root, spec)
+                    .map_err(|err| CliError::new(err.to_string()))?;
+            }
+            Ok(root)
+        }
+        Ok(_) => Err(CliError::new(format!(
+            "workspace `{}` is not a folder; pass a folder with --root",
+            root.display()
+        ))),
+        Err(err) => Err(CliError::new(format!(
+            "workspace folder `{}` cannot be used: {err}; pass an existing folder with --root",
+            root.display()
+        ))),
+    }
+}
+
+fn load_spec(path: &Path) -> Result<Spec, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|err| {
+        CliError::new(format!(
+            "cannot read session spec `{}`: {err}",
+            path.display()
+        ))
+    })?;
+    let mut deserializer = serde_json::Deserializer::from_str(&text);
+    let spec: Spec = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
+        let inner = err.inner();
+        let at = if err.path().iter().next().is_some() {
+            format!("field `{}`: ", err.path())
+        } else {
+            String::new()
+        };
+        CliError::new(format!(
+            "invalid session spec `{}`: {at}{inner}; expected for example {SPEC_EXAMPLE}",
+            path.display()
+        ))
+    })?;
+    deserializer.end().map_err(|err| {
+        CliError::new(format!(
+            "invalid session spec `{}`: {err}; expected one JSON object, for example {SPEC_EXAMPLE}",
+            path.display()
+        ))
+    })?;
+    Ok(spec)
+}

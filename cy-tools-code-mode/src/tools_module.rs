@@ -1,0 +1,356 @@
+//! `cy_sdk.tools`: the Python module generated from a session's toolset, one typed, documented
+//! function per tool the code may call, and the summary of it `execute_code`'s description gives
+//! the model.
+//!
+//! Generated once per toolset and kept ([`ToolsModule::of`] caches by the tools' names,
+//! definitions and descriptions), not per run: every session with the same tools shares one.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use cy_tools::Toolset;
+
+use super::python_api::{PyFunction, identifier};
+
+/// The generated `cy_sdk.tools` of one toolset: its source and the functions in it.
+///
+/// ```
+/// use cy_tools::{SessionIdentity, ToolContext, ToolRegistry};
+/// use cy_tools_code_mode::ToolsModule;
+/// use cy_tools_sandbox::LocalSandbox;
+///
+/// let dir = tempfile::tempdir().unwrap();
+/// let context = ToolContext::new(SessionIdentity::root("s-1", "t"))
+///     .with_env(std::sync::Arc::new(LocalSandbox::new(dir.path()).unwrap().env()));
+/// let tools = ToolRegistry::linked().unwrap().build(&["read_file", "write_file"], &context);
+/// let module = ToolsModule::of(&tools, false);
+/// assert_eq!(module.functions(), ["read_file", "write_file"]);
+/// assert!(module.source().contains(
+///     "def read_file(path: str, *, limit: _t.Optional[int] = None, offset: int = 1) -> _t.Any:"
+/// ));
+/// ```
+#[derive(Debug)]
+pub struct ToolsModule {
+    source: Arc<str>,
+    functions: Vec<String>,
+    summary: String,
+}
+
+/// A toolset as far as its module goes: each callable tool's name, definition and description,
+/// and whether `execute_code` is among them.
+type Key = (Vec<(String, usize, String)>, bool);
+type Cache = HashMap<Key, Arc<ToolsModule>>;
+
+/// Kept modules, by toolset. A process sees a handful of toolsets; the bound is for one that
+/// builds sessions with ever new tools (the cache is then emptied and starts again).
+static CACHE: LazyLock<Mutex<Cache>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+const CACHE_LIMIT: usize = 256;
+
+impl ToolsModule {
+    /// The module of the tools in `tools` that code may call: all but `execute_code`, unless
+    /// `nesting` allows that too. Made once per toolset and kept.
+    pub fn of(tools: &Toolset, nesting: bool) -> Arc<ToolsModule> {
+        // Definitions are `'static`, so their addresses name them for the life of the process;
+        // the description is part of the key because a binding may carry its own.
+        let names: Vec<(String, usize, String)> = tools
+            .iter()
+            .filter(|t| nesting || t.name() != "execute_code")
+            .map(|t| {
+                (
+                    t.name().to_string(),
+                    std::ptr::from_ref(t.definition()).cast::<()>() as usize,
+                    t.description().to_string(),
+                )
+            })
+            .collect();
+        let key: Key = (names, nesting);
+        let mut cache = CACHE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(module) = cache.get(&key) {
+            return Arc::clone(module);
+        }
+        let module = Arc::new(ToolsModule::generate(tools, nesting));
+        if cache.len() >= CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(key, Arc::clone(&module));
+        module
+    }
+
+    fn generate(tools: &Toolset, nesting: bool) -> ToolsModule {
+        let mut functions: Vec<PyFunction> = Vec::new();
+        for tool in tools
+            .iter()
+            .filter(|t| nesting || t.name() != "execute_code")
+        {
+            let base = identifier(tool.name());
+            let mut name = base.clone();
+            let mut n = 2;
+            while functions.iter().any(|f| f.name == name) || RESERVED.contains(&name.as_str()) {
+                name = format!("{base}_{n}");
+                n += 1;
+            }
+            functions.push(PyFunction::of(tool, name));
+        }
+        ToolsModule {
+            source: render(&functions).into(),
+            summary: summary(&functions, nesting),
+            functions: functions.into_iter().map(|f| f.name).collect(),
+        }
+    }
+
+    /// The module's Python source.
+    pub fn source(&self) -> &Arc<str> {
+        &self.source
+    }
+
+    /// The functions' names, in the toolset's order.
+    pub fn functions(&self) -> &[String] {
+        &self.functions
+    }
+
+    /// What `execute_code`'s description adds when code mode is on: that the module exists,
+    /// how to use it, and one line per function (at most [`SUMMARY_LINES`] lines and
+    /// [`SUMMARY_CHARS`] characters, then how many more there are).
+    pub fn summary(&self) -> &str {
+        &self.summary
+    }
+}
+
+/// Names the module itself uses, which a tool's function must not take.
+const RESERVED: &[&str] = &["ToolError", "_call", "_t"];
+
+/// Most function lines in the description.
+pub const SUMMARY_LINES: usize = 40;
+/// Most characters of the function lines in the description.
+pub const SUMMARY_CHARS: usize = 4000;
+/// Longest one-line description of a function.
+const LINE_DESCRIPTION: usize = 100;
+
+const HEADER: &str = r#""""The tools of this session as Python functions: `cy_sdk.tools.read_file(path="a.txt")`.
+
+Generated by cy-tools from the tools' schemas. Each function makes one call through the run's SDK
+channel: the host checks the arguments against the tool's schema and runs the tool in the session
+(approved and logged like the model's own calls). It returns the tool's text, or the parsed JSON of
+a tool with structured results, and raises `cy_sdk.ToolError` with the message the model would get
+when the call fails or is refused. Required arguments may be given by position; the others are
+keyword-only. An optional argument left at `None` is not sent, so the tool applies its own default.
+"""
+
+import typing as _t
+
+from cy_sdk import ToolError, _call  # noqa: F401 (ToolError: what every function raises)
+"#;
+
+fn render(functions: &[PyFunction]) -> String {
+    let mut out = String::from(HEADER);
+    let names: Vec<String> = functions.iter().map(|f| format!("{:?}", f.name)).collect();
+    let _ = writeln!(out, "\n__all__ = [{}]", names.join(", "));
+    for f in functions {
+        out.push_str("\n\n");
+        render_function(&mut out, f);
+    }
+    out
+}
+
+fn render_function(out: &mut String, f: &PyFunction) {
+    let mut params = Vec::with_capacity(f.params.len() + 1);
+    let mut star = false;
+    for p in &f.params {
+        match &p.default {
+            None => params.push(format!("{}: {}", p.name, p.hint)),
+            Some(default) => {
+                if !star {
+                    params.push("*".to_string());
+                    star = true;
+                }
+                params.push(format!("{}: {} = {default}", p.name, p.hint));
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "def {}({}) -> {}:",
+        f.name,
+        params.join(", "),
+        f.returns
+    );
+    let mut doc = String::new();
+    doc.push_str(if f.description.is_empty() {
+        "(The tool has no description.)"
+    } else {
+        &f.description
+    });
+    if !f.params.is_empty() {
+        doc.push_str("\n\nArgs:");
+        for p in &f.params {
+            let text = if p.description.is_empty() {
+                "(no description)"
+            } else {
+                &p.description
+            };
+            let _ = write!(doc, "\n    {}: {}", p.name, indent(text, 8));
+        }
+    }
+    doc.push_str("\n\nReturns:\n    ");
+    doc.push_str(if f.returns == "_t.Any" {
+        "The tool's text, or the parsed JSON if it answers with structured content."
+    } else {
+        "The tool's structured result, parsed from JSON."
+    });
+    doc.push_str(
+        "\n\nRaises:\n    ToolError: the call failed or was refused; `str(err)` is the message the model\n        would get.",
+    );
+    let _ = writeln!(out, "    \"\"\"{}\n    \"\"\"", indent(&escape(&doc), 4));
+    let args: Vec<String> = f
+        .params
+        .iter()
+        .map(|p| format!("{:?}: {}", p.property, p.name))
+        .collect();
+    let _ = writeln!(
+        out,
+        "    return _call({:?}, {{{}}})",
+        f.tool,
+        args.join(", ")
+    );
+}
+
+/// Lines after the first indented by `by` spaces (blank lines left empty).
+fn indent(text: &str, by: usize) -> String {
+    let pad = " ".repeat(by);
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.lines().enumerate() {
+        if i > 0 {
+            out.push('\n');
+            if !line.trim().is_empty() {
+                out.push_str(&pad);
+            }
+        }
+        out.push_str(line.trim_end());
+    }
+    out
+}
+
+/// Text safe inside a `"""` string: backslashes doubled, quotes that would end it escaped.
+fn escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace("\"\"\"", "\\\"\\\"\\\"")
+}
+
+fn summary(functions: &[PyFunction], nesting: bool) -> String {
+    let mut out = String::from(
+        "\n\nCode mode is on: the code may call this session's other tools as Python functions. \
+`import cy_sdk`, then call `cy_sdk.tools.NAME(...)`: each returns the tool's text (or the parsed \
+JSON of a structured result) and raises `cy_sdk.ToolError`, whose text is the tool's message, when \
+the call fails or is refused; `help(cy_sdk.tools.NAME)` shows a function's arguments and \
+documentation.",
+    );
+    if !nesting {
+        out.push_str(" `execute_code` itself cannot be called from the code.");
+    }
+    if functions.is_empty() {
+        out.push_str(" This session has no other tools, so there is nothing to call.");
+        return out;
+    }
+    out.push_str(" The functions:");
+    let mut used = 0;
+    for (i, f) in functions.iter().enumerate() {
+        let line = format!(
+            "\n- {}: {}",
+            f.short_signature(),
+            first_sentence(&f.description)
+        );
+        if i == SUMMARY_LINES || used + line.len() > SUMMARY_CHARS {
+            let _ = write!(
+                out,
+                "\n- ... and {} more: `print(cy_sdk.tools.__all__)` lists them all",
+                functions.len() - i
+            );
+            break;
+        }
+        used += line.len();
+        out.push_str(&line);
+    }
+    out
+}
+
+/// The description's first sentence on one line, cut at [`LINE_DESCRIPTION`] characters.
+fn first_sentence(description: &str) -> String {
+    let flat = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    let end = flat.find(". ").map_or(flat.len(), |i| i + 1);
+    let sentence = &flat[..end];
+    if sentence.chars().count() <= LINE_DESCRIPTION {
+        return sentence.to_string();
+    }
+    let cut: String = sentence.chars().take(LINE_DESCRIPTION - 3).collect();
+    format!("{}...", cut.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_first_sentence_is_one_line_and_bounded() {
+        assert_eq!(
+            first_sentence("Read a file.\nMore here. And more."),
+            "Read a file."
+        );
+        let long = "word ".repeat(60);
+        let cut = first_sentence(&long);
+        assert!(cut.ends_with("...") && cut.chars().count() <= LINE_DESCRIPTION);
+    }
+
+    fn toolset(n: usize, description: &str) -> Vec<PyFunction> {
+        (0..n)
+            .map(|i| PyFunction {
+                name: format!("tool_{i}"),
+                tool: format!("tool_{i}"),
+                description: description.to_string(),
+                params: Vec::new(),
+                returns: "_t.Any",
+            })
+            .collect()
+    }
+
+    fn listed(text: &str) -> Vec<&str> {
+        text.lines().filter(|l| l.starts_with("- ")).collect()
+    }
+
+    #[test]
+    fn the_summary_of_a_large_toolset_is_bounded() {
+        // Short lines: the line bound.
+        let text = summary(&toolset(100, "Does a thing."), false);
+        let lines = listed(&text);
+        assert_eq!(lines.len(), SUMMARY_LINES + 1);
+        assert_eq!(lines[0], "- tool_0(): Does a thing.");
+        assert_eq!(
+            lines[SUMMARY_LINES],
+            "- ... and 60 more: `print(cy_sdk.tools.__all__)` lists them all"
+        );
+        // Long lines: the character bound.
+        let text = summary(&toolset(100, &"word ".repeat(40)), false);
+        let lines = listed(&text);
+        let shown = lines.len() - 1;
+        assert!(shown < SUMMARY_LINES, "{shown}");
+        assert!(lines[..shown].iter().map(|l| l.len() + 1).sum::<usize>() <= SUMMARY_CHARS);
+        assert_eq!(
+            lines[shown],
+            format!(
+                "- ... and {} more: `print(cy_sdk.tools.__all__)` lists them all",
+                100 - shown
+            )
+        );
+        // Small: all of them, and what nesting changes.
+        let text = summary(&toolset(3, "Does a thing."), false);
+        assert_eq!(listed(&text).len(), 3);
+        assert!(text.contains("`execute_code` itself cannot be called"));
+        assert!(!summary(&toolset(3, "x"), true).contains("cannot be called"));
+    }
+
+    #[test]
+    fn docstrings_cannot_end_early() {
+        assert_eq!(escape(r#"a """ b \n"#), r#"a \"\"\" b \\n"#);
+    }
+}

@@ -1,0 +1,173 @@
+//! # cy-tools-mcp
+//!
+//! An MCP server over a session's [`Toolset`], with the `rmcp` crate. It depends on the core
+//! (`cy-tools`) only: an application serving tools of its own links no built-in tool it did
+//! not ask for (the built-ins are `cy-tools-sandbox`'s and `cy-tools-session`'s).
+//!
+//! * `tools/list` answers every tool of the toolset, sorted by name, declared as the
+//!   [`Dialect::Mcp`](cy_tools::Dialect::Mcp) export (input schema, title, annotations).
+//! * `tools/call` runs [`BoundTool::execute`](cy_tools::BoundTool::execute), the same path a
+//!   model loop takes: arguments are validated against the canonical schema here, not by the
+//!   client, and whatever goes wrong in the tool comes back as an `isError` result the model can
+//!   act on. A name the toolset does not have is a JSON-RPC error (`-32602`) naming the tool and
+//!   listing the valid ones.
+//! * Structured results ([`Content::Json`](cy_tools::Content::Json)) become `structuredContent`
+//!   plus a text copy; images become image blocks.
+//! * A `notifications/cancelled` for a call cancels the token that call runs under, so the
+//!   tool's work (a child process, say) stops, and no response is sent for it.
+//! * Over stdio at most [`DEFAULT_MAX_CONCURRENT_CALLS`] calls run at once
+//!   ([`McpServer::with_max_concurrent_calls`]); later ones wait, in order, and a cancelled one
+//!   leaves the queue.
+//! * A call whose request carries a `progressToken` sends the tool's progress
+//!   ([`CallInfo::progress`](cy_tools::CallInfo::progress)) as `notifications/progress`, all of
+//!   them before its result; without a token none are sent.
+//! * A call that needs approval (the session's
+//!   [`ApprovalPolicy`](cy_tools::approval::ApprovalPolicy)) asks the client by elicitation
+//!   before it runs: a 2025-11-25 client over stdio by an `elicitation/create` request, a
+//!   2026-07-28 client by an `input_required` result whose `requestState` is signed
+//!   ([`STATE_KEY_ENV`]) and good in the session it was asked in only; with a shared store
+//!   ([`McpServer::with_spent_nonces`]) its nonce is spent there, once for every replica. A
+//!   client that cannot be asked has the call refused, with what to do.
+//! * Input that is not a valid message is answered as JSON-RPC 2.0 says, before `rmcp` sees it
+//!   (`line_check`): `-32700` with `"id": null` for a line that is not JSON, `-32600` with the
+//!   request's `id` (or `null`) for an invalid request, nothing for a malformed notification.
+//! * The protocol owns stdout; logs go through `tracing`, which the `cy-tools` binary writes to
+//!   stderr.
+//! * Over streamable HTTP (feature `mcp-http`): the `http` module, the same server behind a bearer
+//!   token, `Origin` checks and bounded requests, stateless so replicas can share a workspace.
+//!
+//! ```no_run
+//! use cy_tools::prelude::*;
+//!
+//! /// Adds two numbers.
+//! #[tool(read_only)]
+//! async fn add(a: i64, b: i64) -> Result<String, ToolError> {
+//!     Ok((a + b).to_string())
+//! }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let context = ToolContext::new(SessionIdentity::root("s-1", "local"));
+//! let tools = ToolRegistry::linked()?.try_build(&["add"], context)?;
+//! cy_tools_mcp::serve_stdio(tools).await?;
+//! # Ok(())
+//! # }
+//! //! ```
+
+#![cfg_attr(docsrs, feature(doc_auto_cfg))]
+
+mod approval;
+mod call_slots;
+mod call_task;
+mod convert;
+mod error;
+#[cfg(unix)]
+mod hangup;
+#[cfg(feature = "http")]
+pub mod http;
+mod input_required;
+mod line_check;
+mod lines;
+mod progress;
+mod request_state;
+mod server;
+mod transport;
+
+pub use call_slots::DEFAULT_MAX_CONCURRENT_CALLS;
+pub use error::ServeError;
+pub use request_state::{MIN_STATE_KEY_LEN, STATE_KEY_ENV, STATE_LIFETIME};
+pub use server::{McpServer, TOOL_LIST_TTL_MS};
+
+use cy_tools::{CancellationToken, Toolset};
+use rmcp::ServiceExt as _;
+use rmcp::service::QuitReason;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// Serves `tools` over this process's stdin and stdout until the client closes stdin, or
+/// closes its end of stdout (it died, or was killed): calls still running then are dropped
+/// at once, which stops their work, since nobody could read their answers.
+///
+/// At most [`DEFAULT_MAX_CONCURRENT_CALLS`] calls run at once (a server made with
+/// [`McpServer::with_max_concurrent_calls`] has its own cap); the rest wait their turn.
+///
+/// # Errors
+/// A tool's declaration cannot be made (see [`McpServer::new`]), the client's `initialize`
+/// fails, or the connection breaks.
+pub async fn serve_stdio(tools: Toolset) -> Result<(), ServeError> {
+    serve_server_stdio(McpServer::new(tools)?).await
+}
+
+/// [`serve_stdio`] with a server made already: one that runs its calls on a runtime of their
+/// own ([`McpServer::with_call_runtime`]), so a tool stuck on its thread cannot stop the
+/// protocol (ping, cancellation, shutdown) from being answered.
+///
+/// # Errors
+/// As [`serve_stdio`].
+pub async fn serve_server_stdio(server: McpServer) -> Result<(), ServeError> {
+    let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
+    #[cfg(unix)]
+    {
+        tokio::select! {
+            served = serve_server_io(server, stdin, stdout) => served,
+            () = hangup::stdout_closed() => {
+                tracing::info!("the client closed its end of stdout: stopping, with the calls in flight");
+                Ok(())
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    serve_server_io(server, stdin, stdout).await
+}
+
+/// Serves `tools` over a pair of byte streams carrying newline-delimited JSON-RPC, until the
+/// input ends. [`serve_stdio`] is this over stdin and stdout; tests use in-memory pipes.
+///
+/// Bad input is answered as JSON-RPC 2.0 says: a line that is not JSON with `-32700` and
+/// `"id": null`, an invalid request with `-32600` and its `id` (`null` when none can be read),
+/// and a malformed notification not at all. A line may be at most 16 MiB long; a longer one is
+/// dropped as it arrives and answered `-32600`.
+///
+/// # Errors
+/// As [`serve_stdio`].
+pub async fn serve_io<R, W>(tools: Toolset, input: R, output: W) -> Result<(), ServeError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    serve_server_io(McpServer::new(tools)?, input, output).await
+}
+
+async fn serve_server_io<R, W>(server: McpServer, input: R, output: W) -> Result<(), ServeError>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let server = server.with_default_call_cap();
+    let served = CancellationToken::new();
+    let (transport, io) = transport::connect(input, output, served.clone().cancelled_owned());
+    let service = async {
+        let result = serve_transport(server, transport).await;
+        // Stops reading: nothing read now could be answered. The output is still written to
+        // its end.
+        served.cancel();
+        result
+    };
+    let (result, ()) = tokio::join!(service, io);
+    result
+}
+
+async fn serve_transport(
+    server: McpServer,
+    transport: transport::LineTransport,
+) -> Result<(), ServeError> {
+    let running = server
+        .serve(transport)
+        .await
+        .map_err(|err| ServeError::Initialize(err.to_string()))?;
+    match running.waiting().await {
+        Ok(QuitReason::JoinError(err)) | Err(err) => Err(ServeError::Connection(err.to_string())),
+        Ok(reason) => {
+            tracing::info!(?reason, "MCP connection closed");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,506 @@
+//! `McpServer`: the `rmcp` handler over a toolset.
+
+use std::sync::Arc;
+
+use cy_tools::{Dialect, Session, ToolCall, Toolset};
+use rmcp::model::{
+    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+use tokio::runtime::Handle;
+
+use super::approval::{Decided, Eliciting, STATELESS};
+use super::call_slots::{CallSlots, DEFAULT_MAX_CONCURRENT_CALLS};
+use super::convert::call_tool_result;
+use super::input_required::{Round, approval_round};
+use super::request_state::{Accepted, STATE_KEY_ENV, Scope, StateCodec, StateError, spent_suffix};
+use super::{ServeError, call_task, progress};
+use cy_tools::approval::Decision;
+
+/// How long a client may keep a `tools/list` answer (2026-07-28's `ttlMs`): the list never
+/// changes while a server runs, so this only bounds how late a client sees a redeployed
+/// server's new tool set (and a call to a tool gone since is answered with the valid ones).
+pub const TOOL_LIST_TTL_MS: u64 = 5 * 60 * 1000;
+
+/// An MCP server (an `rmcp` [`ServerHandler`]) over one session's tools.
+///
+/// Cloning is cheap: clones share the toolset and its declarations.
+#[derive(Clone)]
+pub struct McpServer {
+    inner: Arc<Inner>,
+    /// Where calls run, when not on the protocol's own runtime.
+    call_runtime: Option<Handle>,
+    /// The cap on calls running at once, when there is one.
+    call_slots: Option<CallSlots>,
+    /// Who may cache `tools/list` (2026-07-28's `cacheScope`).
+    list_scope: CacheScope,
+    /// Signs and checks the state of approvals asked in the multi-round form; why not, when
+    /// no key could be made.
+    state: Arc<Result<StateCodec, String>>,
+    /// Served over stateless HTTP, where no request can reach a 2025-11-25 client mid-call.
+    stateless: bool,
+    /// Where approval nonces are spent once for every replica: the shared store, if any.
+    spent_nonces: Option<Arc<dyn cy_tools::approval::SpentNonces>>,
+}
+
+struct Inner {
+    tools: Toolset,
+    /// The session the tools belong to, when its calls are recorded in its execution log.
+    session: Option<Session>,
+    /// The MCP declarations, sorted by name: `inventory` gives the registry no order, and
+    /// clients (and their caches) expect the same list every time.
+    declarations: Vec<Tool>,
+    /// `` `a`, `b`, `c` ``, for the unknown-tool error.
+    names_listed: String,
+    /// The workspace approval state is bound to, with the tool's session id and tenant.
+    workspace: String,
+    info: ServerConfig,
+}
+
+impl McpServer {
+    /// A server over `tools`, declaring each as [`Dialect::Mcp`] exports it.
+    ///
+    /// # Errors
+    /// [`ServeError::Declaration`] when a tool's declaration is not a valid MCP `Tool`.
+    pub fn new(tools: Toolset) -> Result<Self, ServeError> {
+        let mut declarations = Vec::with_capacity(tools.len());
+        for tool in &tools {
+            let declaration_error = |message: String| ServeError::Declaration {
+                tool: tool.name().to_string(),
+                message,
+            };
+            let value = Dialect::Mcp
+                .export(tool)
+                .map_err(|err| declaration_error(err.to_string()))?;
+            let declaration: Tool = serde_json::from_value(value)
+                .map_err(|err| declaration_error(format!("not an MCP `Tool`: {err}")))?;
+            declarations.push(declaration);
+        }
+        declarations.sort_by(|a, b| a.name.cmp(&b.name));
+        let names_listed = if declarations.is_empty() {
+            "none".to_string()
+        } else {
+            declarations
+                .iter()
+                .map(|d| format!("`{}`", d.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut implementation = Implementation::new("cy-tools", env!("CARGO_PKG_VERSION"));
+        implementation.title = Some("cy-tools".to_string());
+        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(implementation);
+        Ok(McpServer {
+            inner: Arc::new(Inner {
+                tools,
+                session: None,
+                declarations,
+                names_listed,
+                workspace: String::new(),
+                info,
+            }),
+            call_runtime: None,
+            call_slots: None,
+            list_scope: CacheScope::Public,
+            state: Arc::new(StateCodec::random()),
+            stateless: false,
+            spent_nonces: None,
+        })
+    }
+
+    /// The same server, binding the approval state it signs to `workspace` (with the called
+    /// tool's session id and tenant): an answer given here is refused by a server of the same
+    /// key over another workspace. [`for_session`](Self::for_session) names the session's.
+    #[must_use]
+    pub fn with_workspace(mut self, workspace: impl Into<String>) -> Self {
+        let workspace = workspace.into();
+        match Arc::get_mut(&mut self.inner) {
+            Some(inner) => inner.workspace = workspace,
+            None => {
+                let inner = &*self.inner;
+                self.inner = Arc::new(Inner {
+                    tools: inner.tools.clone(),
+                    session: inner.session.clone(),
+                    declarations: inner.declarations.clone(),
+                    names_listed: inner.names_listed.clone(),
+                    workspace,
+                    info: inner.info.clone(),
+                });
+            }
+        }
+        self
+    }
+
+    /// The same server, spending the nonce of each approval state it accepts in `nonces`
+    /// before the call runs, so that of the replicas sharing that store (and the state key)
+    /// exactly one runs an answer, even while its call still runs elsewhere. Without it each
+    /// server spends nonces in its own memory only (see the README).
+    #[must_use]
+    pub fn with_spent_nonces(mut self, nonces: Arc<dyn cy_tools::approval::SpentNonces>) -> Self {
+        self.spent_nonces = Some(nonces);
+        self
+    }
+
+    /// The same server, signing the state of approvals asked in 2026-07-28's multi-round form
+    /// with `key` (at least 32 bytes), so that any replica given the same key can finish a call
+    /// another one asked about. Without it each server signs with a random key of its own, and
+    /// only it can.
+    ///
+    /// # Errors
+    /// The key is shorter than 32 bytes; the message says how to make one.
+    pub fn with_state_key(mut self, key: &[u8]) -> Result<Self, ServeError> {
+        self.state = Arc::new(Ok(
+            StateCodec::new(key).map_err(|message| ServeError::Configuration { message })?
+        ));
+        Ok(self)
+    }
+
+    /// The same server with the state key from the environment variable
+    /// `CY_TOOLS_MCP_STATE_KEY` when it is set (see [`with_state_key`](Self::with_state_key)).
+    ///
+    /// # Errors
+    /// The variable is set to a key shorter than 32 bytes, or is not UTF-8.
+    pub fn with_state_key_from_env(self) -> Result<Self, ServeError> {
+        match std::env::var(STATE_KEY_ENV) {
+            Ok(key) => self.with_state_key(key.as_bytes()),
+            Err(std::env::VarError::NotPresent) => Ok(self),
+            Err(std::env::VarError::NotUnicode(_)) => Err(ServeError::Configuration {
+                message: format!(
+                    "`{STATE_KEY_ENV}` is not valid UTF-8; set it to a long secret of printable ASCII, such as the output of `openssl rand -hex 32`, the same on every replica"
+                ),
+            }),
+        }
+    }
+
+    /// A server over `session`'s tools whose every call goes through the session, so it is
+    /// recorded in the session's execution log.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn for_session(session: Session) -> Result<Self, ServeError> {
+        let mut server = McpServer::new(session.tools().clone())?;
+        if let Some(inner) = Arc::get_mut(&mut server.inner) {
+            inner.workspace = session_workspace(&session);
+            inner.session = Some(session);
+        }
+        Ok(server)
+    }
+
+    /// The same server, running each call's tool on `runtime`, so a tool
+    /// that blocks its thread cannot hold up the protocol: serve it from another runtime with
+    /// [`serve_server_stdio`](super::serve_server_stdio).
+    #[must_use]
+    pub fn with_call_runtime(mut self, runtime: Handle) -> Self {
+        self.call_runtime = Some(runtime);
+        self
+    }
+
+    /// The same server, running at most `max` calls at once (at least 1): a call past the cap
+    /// waits, first come first served, until one running ends; its cancellation is still
+    /// honoured while it waits. Over stdio a server without its own cap gets
+    /// [`DEFAULT_MAX_CONCURRENT_CALLS`].
+    #[must_use]
+    pub fn with_max_concurrent_calls(mut self, max: usize) -> Self {
+        self.call_slots = Some(CallSlots::new(max));
+        self
+    }
+
+    /// The same server with [`DEFAULT_MAX_CONCURRENT_CALLS`] unless it has a cap already.
+    pub(super) fn with_default_call_cap(self) -> Self {
+        match self.call_slots {
+            Some(_) => self,
+            None => self.with_max_concurrent_calls(DEFAULT_MAX_CONCURRENT_CALLS),
+        }
+    }
+
+    /// The same server, telling 2026-07-28 clients that its `tools/list` answer is theirs only
+    /// (`cacheScope: "private"`), for a server that only token holders may reach; by default
+    /// it is `"public"`, since the list is the same for every caller.
+    #[must_use]
+    pub fn with_private_tool_list(mut self) -> Self {
+        self.list_scope = CacheScope::Private;
+        self
+    }
+
+    /// The same server, knowing it answers each request on its own (stateless HTTP).
+    #[cfg(feature = "http")]
+    pub(crate) fn stateless(mut self) -> Self {
+        self.stateless = true;
+        self
+    }
+
+    /// The session an approval of `tool` is asked and answered in.
+    fn scope(&self, tool: &cy_tools::BoundTool) -> Scope {
+        Scope {
+            session: tool.session().session_id.clone(),
+            tenant: tool.session().tenant.clone(),
+            workspace: self.inner.workspace.clone(),
+        }
+    }
+
+    /// Whether an accepted state was spent already by another replica: in the shared store
+    /// when there is one (spending it there now, atomically), else in the session's
+    /// execution log (which holds a call once it finished). `Err`: the store could not say,
+    /// and the call must not run.
+    async fn spent_elsewhere(&self, accepted: &Accepted) -> Result<bool, String> {
+        if let Some(nonces) = &self.spent_nonces {
+            return nonces
+                .spend(&accepted.nonce, accepted.expires_ms)
+                .await
+                .map(|spent_here| !spent_here)
+                .map_err(|err| err.to_string());
+        }
+        Ok(self.in_log(&spent_suffix(&accepted.nonce)).await)
+    }
+
+    /// Whether the session's execution log, which replicas serving one stored session share,
+    /// has a call run under an approval state with this suffix: spent by another replica. A
+    /// log that cannot be read counts as not (this replica's own record still holds).
+    async fn in_log(&self, suffix: &str) -> bool {
+        let Some(session) = &self.inner.session else {
+            return false;
+        };
+        match session.entries().await {
+            Ok(entries) => entries.iter().any(|entry| entry.call_id.ends_with(suffix)),
+            Err(err) => {
+                tracing::warn!(
+                    "the execution log could not be read to check an approval state: {err}"
+                );
+                false
+            }
+        }
+    }
+
+    /// The tools served, as `tools/list` declares them (sorted by name).
+    pub fn declarations(&self) -> &[Tool] {
+        &self.inner.declarations
+    }
+
+    fn unknown_tool(&self, name: &str) -> ErrorData {
+        let inner = &self.inner;
+        let valid: Vec<&str> = inner.declarations.iter().map(|d| &*d.name).collect();
+        ErrorData::invalid_params(
+            format!(
+                "unknown tool `{name}`; valid tools are {}",
+                inner.names_listed
+            ),
+            Some(json!({ "tool": name, "valid_tools": valid })),
+        )
+    }
+}
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        self.inner.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let list = ListToolsResult::with_all_items(self.inner.declarations.clone());
+        // The caching fields are 2026-07-28's; older clients get the list as they know it.
+        let caching = context
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        Ok(if caching {
+            list.with_ttl_ms(TOOL_LIST_TTL_MS)
+                .with_cache_scope(self.list_scope)
+        } else {
+            list
+        })
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.inner
+            .declarations
+            .iter()
+            .find(|d| d.name == name)
+            .cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = &*request.name;
+        let Some(tool) = self.inner.tools.get(name) else {
+            tracing::debug!(tool = name, "call of an unknown tool");
+            return Err(self.unknown_tool(name));
+        };
+        // Absent arguments are `null`, which the tool contract accepts as "no arguments".
+        let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
+        let mut call = ToolCall::new(context.id.to_string(), arguments);
+        tracing::debug!(tool = name, id = %context.id, "tools/call");
+        let forward = match progress::forwarder(&context) {
+            Some((sink, forward)) => {
+                call = call.with_progress(sink);
+                Some(forward)
+            }
+            None => None,
+        };
+        // Arguments that fail the call's checks are answered as such, without asking anybody.
+        if tool.needs_approval() && tool.accepts_arguments(&call.arguments) {
+            let modern = context
+                .protocol_version()
+                .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+            if modern {
+                // 2026-07-28 has no server-to-client requests: the question goes back as the
+                // answer, and the call comes again with the user's answer.
+                let state = self.state.as_ref().as_ref().map_err(String::as_str);
+                let scope = self.scope(tool);
+                match approval_round(state, &scope, &request, &context, tool, &call.arguments) {
+                    Round::Ask(input_required) => {
+                        return Ok(CallToolResponse::InputRequired(input_required));
+                    }
+                    Round::Decided(decision) => {
+                        let decided = Decided::new(call.id.clone(), decision);
+                        call = call.with_approver(Arc::new(decided));
+                    }
+                    Round::Answered(decision, accepted) => {
+                        let decision = match self.spent_elsewhere(&accepted).await {
+                            Ok(false) => decision,
+                            Ok(true) => Decision::Unavailable {
+                                reason: StateError::Replayed.to_string(),
+                            },
+                            Err(err) => Decision::Unavailable {
+                                reason: format!(
+                                    "the approval state could not be spent in the session store ({err}); call the tool again once the store is reachable"
+                                ),
+                            },
+                        };
+                        // Under an id naming the state, so the log shows it spent.
+                        call.id.push_str(&spent_suffix(&accepted.nonce));
+                        let decided = Decided::new(call.id.clone(), decision);
+                        call = call.with_approver(Arc::new(decided));
+                    }
+                }
+            } else if self.stateless {
+                let refused = Decision::Unavailable {
+                    reason: STATELESS.to_string(),
+                };
+                let decided = Decided::new(call.id.clone(), refused);
+                call = call.with_approver(Arc::new(decided));
+            } else {
+                call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
+            }
+        }
+        // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
+        // (and when the connection closes): the same token the tool body and its processes see.
+        let cancel = &context.ct;
+        let run = async {
+            let _slot = match &self.call_slots {
+                Some(slots) => match slots.take(cancel).await {
+                    Some(slot) => Some(slot),
+                    // Cancelled while waiting: no answer is sent for it, and it never ran.
+                    None => {
+                        return cy_tools::ToolResult::error(format!(
+                            "the call to `{name}` was cancelled while it waited for one of the {} calls that may run at once",
+                            slots.max()
+                        ));
+                    }
+                },
+                None => None,
+            };
+            match &self.call_runtime {
+                // Another runtime's task owns what it uses.
+                Some(runtime) => {
+                    let (tool, session, owned_name, cancel) = (
+                        tool.clone(),
+                        self.inner.session.clone(),
+                        name.to_string(),
+                        cancel.clone(),
+                    );
+                    let run = async move {
+                        match session {
+                            Some(session) => session.execute(&owned_name, call, &cancel).await,
+                            None => tool.execute(call, &cancel).await,
+                        }
+                    };
+                    call_task::run_on(runtime, name, run).await
+                }
+                // On the protocol's runtime the call borrows: no clones of the tool, its name or
+                // the token (a token's clone and drop each take its lock) for every request.
+                None => match &self.inner.session {
+                    Some(session) => session.execute(name, call, cancel).await,
+                    None => tool.execute(call, cancel).await,
+                },
+            }
+        };
+        // The call's reports are all sent before its answer: the forwarder ends only once the
+        // call, and with it the sink, is gone.
+        // Without a progress token there is nothing to wait for, and no join around the call.
+        let result = match forward {
+            Some(forward) => tokio::join!(run, forward).0,
+            None => run.await,
+        };
+        if result.is_error {
+            tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
+        }
+        Ok(CallToolResponse::Complete(call_tool_result(result)))
+    }
+
+    /// `rmcp` hands over as a custom request whatever does not parse as a known one, so a
+    /// `tools/call` with malformed params lands here; it is answered `-32602` with what is
+    /// wrong, not "method not found".
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        if request.method == "tools/call" {
+            let problem = match request.params_as::<CallToolRequestParams>() {
+                Ok(None) => "the request has no params".to_string(),
+                Err(err) => err.to_string(),
+                Ok(Some(_)) => "its params were not understood".to_string(),
+            };
+            tracing::debug!(%problem, "malformed tools/call");
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "invalid `tools/call` request: {problem}; send params {{\"name\": \"<tool>\", \"arguments\": {{...}}}} with one of the tools `tools/list` names"
+                ),
+                None,
+            ));
+        }
+        Err(ErrorData::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("unknown method `{}`", request.method),
+            None,
+        ))
+    }
+}
+
+/// The workspace of `session` as approval state names it: its execution host and folder, or
+/// its folder.
+fn session_workspace(session: &Session) -> String {
+    if let Some(spec) = session.spec() {
+        return match &spec.workspace_host {
+            Some(host) => format!(
+                "{} {} {}",
+                host.url,
+                host.name,
+                host.folder.as_deref().unwrap_or("")
+            ),
+            None => spec.workspace.clone(),
+        };
+    }
+    session
+        .env()
+        .and_then(|env| env.resolve_path(".").ok())
+        .map(|path| path.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+impl std::fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpServer")
+            .field("tools", &self.inner.tools.names())
+            .finish()
+    }
+}

@@ -1,0 +1,183 @@
+//! What a workspace on an execution host costs: each file tool and `terminal` called through a
+//! `RemoteSandbox` (a control server on loopback, in this process) against the same tool on a
+//! `LocalSandbox` of the very folder the server works in, in one run.
+//!
+//! First the paired ratios: the two sides timed in alternating rounds (the median of the
+//! per-round ratios, so a burst of load on the shared machine lands on both sides), then
+//! criterion's own measurements of each side. Goal for small operations: at most 3x local.
+//!
+//! Reproduce: `cargo bench -p cy-tools-builtin --bench remote_sandbox` (with
+//! `REMOTE_SANDBOX_ONLY=find_files`, say, for one tool's paired figure).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use cy_tools::{
+    BoundTool, CancellationToken, Sandbox, SessionIdentity, ToolCall, ToolContext, bind_tool,
+};
+use cy_tools_remote::RemoteSandbox;
+use cy_tools_remote::control_server::{ControlServer, ControlServerConfig};
+use cy_tools_sandbox::LocalSandbox;
+use cy_tools_sandbox::tools::{
+    edit_file::EDIT_FILE, find_files::FIND_FILES, list_directory::LIST_DIRECTORY,
+    read_file::READ_FILE, search_text::SEARCH_TEXT, terminal::TERMINAL, write_file::WRITE_FILE,
+};
+use serde_json::{Value, json};
+
+/// Rounds of the paired measurement: odd, so the median is one round's ratio.
+const ROUNDS: usize = 31;
+
+const TOKEN: &str = "bench-token-0123456789";
+
+/// The median over [`ROUNDS`] of (time of `iterations` calls of `a`) / (the same of `b`),
+/// alternating which goes first, and the median time of one call of each.
+fn paired(iterations: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64, f64) {
+    let time = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        for _ in 0..iterations {
+            f();
+        }
+        start.elapsed().as_secs_f64() / iterations as f64
+    };
+    let mut rounds: Vec<(f64, f64)> = (0..ROUNDS)
+        .map(|round| {
+            if round % 2 == 0 {
+                let ta = time(&mut a);
+                (ta, time(&mut b))
+            } else {
+                let tb = time(&mut b);
+                (time(&mut a), tb)
+            }
+        })
+        .collect();
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[ROUNDS / 2]
+    };
+    let ratio = median(rounds.iter().map(|(a, b)| a / b).collect());
+    let ta = median(rounds.iter().map(|r| r.0).collect());
+    let tb = median(rounds.drain(..).map(|r| r.1).collect());
+    (ratio, ta, tb)
+}
+
+/// A control server on loopback, on a runtime of its own (kept alive by the caller).
+fn server(root: &std::path::Path) -> (tokio::runtime::Runtime, String) {
+    let mut config = ControlServerConfig::new("127.0.0.1:0".parse().unwrap(), root);
+    config.token = Some(TOKEN.to_string());
+    config.max_concurrent_runs = 64;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(ControlServer::bind(config)).unwrap();
+    let endpoint = format!("http://{}", server.local_addr().unwrap());
+    runtime.spawn(server.run());
+    (runtime, endpoint)
+}
+
+fn bind_all(env: Arc<dyn Sandbox>) -> Vec<BoundTool> {
+    let ctx = ToolContext::new(SessionIdentity::root("bench", "bench")).with_env(env);
+    vec![
+        bind_tool(&READ_FILE, ctx.clone()).unwrap(),
+        bind_tool(&WRITE_FILE, ctx.clone()).unwrap(),
+        bind_tool(&EDIT_FILE, ctx.clone()).unwrap(),
+        bind_tool(&LIST_DIRECTORY, ctx.clone()).unwrap(),
+        bind_tool(&FIND_FILES, ctx.clone()).unwrap(),
+        bind_tool(&SEARCH_TEXT, ctx.clone()).unwrap(),
+        bind_tool(&TERMINAL, ctx).unwrap(),
+    ]
+}
+
+/// Each tool's calls for one iteration, and iterations per round (a write syncs to disk and
+/// a command forks, so fewer of those).
+fn cases() -> Vec<(&'static str, Vec<Value>, usize)> {
+    vec![
+        ("read_file", vec![json!({"path": "src/notes.txt"})], 40),
+        (
+            "write_file",
+            vec![json!({"path": "out/w.txt", "content": "a small file\n"})],
+            10,
+        ),
+        (
+            "edit_file",
+            // There and back, so every call finds its string.
+            vec![
+                json!({"path": "edit.txt", "old_string": "alpha", "new_string": "omega"}),
+                json!({"path": "edit.txt", "old_string": "omega", "new_string": "alpha"}),
+            ],
+            5,
+        ),
+        ("list_directory", vec![json!({"path": "src"})], 40),
+        ("find_files", vec![json!({"pattern": "**/*.rs"})], 40),
+        ("search_text", vec![json!({"pattern": "needle"})], 40),
+        ("terminal", vec![json!({"command": "true"})], 10),
+    ]
+}
+
+fn remote_sandbox(c: &mut Criterion) {
+    let root = tempfile::tempdir().unwrap();
+    let folder = root.path().join("ws");
+    std::fs::create_dir_all(folder.join("src/deep")).unwrap();
+    let text: String = (1..=50)
+        .map(|i| format!("line {i} of the notes\n"))
+        .collect();
+    std::fs::write(folder.join("src/notes.txt"), &text).unwrap();
+    for i in 0..20 {
+        std::fs::write(
+            folder.join(format!("src/deep/m{i}.rs")),
+            format!("fn f{i}() {{}}\n// needle {i}\n"),
+        )
+        .unwrap();
+    }
+    std::fs::write(folder.join("edit.txt"), "alpha beta\n").unwrap();
+
+    let (_server, endpoint) = server(root.path());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let remote = bind_all(Arc::new(
+        RemoteSandbox::new(&endpoint, "ws", TOKEN).unwrap(),
+    ));
+    let local = bind_all(Arc::new(LocalSandbox::new(&folder).unwrap().env()));
+    let cancel = CancellationToken::new();
+    let call = |tool: &BoundTool, calls: &[Value]| {
+        for args in calls {
+            let result = runtime.block_on(tool.execute(ToolCall::new("c", args.clone()), &cancel));
+            assert!(
+                !result.is_error,
+                "{}: {}",
+                tool.name(),
+                result.text_content()
+            );
+            std::hint::black_box(result);
+        }
+    };
+
+    // `REMOTE_SANDBOX_ONLY=find_files` measures that tool alone.
+    let only = std::env::var("REMOTE_SANDBOX_ONLY").ok();
+    for (n, (name, args, iterations)) in cases().into_iter().enumerate() {
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
+        let (r, l) = (&remote[n], &local[n]);
+        assert_eq!(r.name(), name);
+        let (ratio, tr, tl) = paired(iterations, || call(r, &args), || call(l, &args));
+        println!(
+            "remote_sandbox/{name}: remote / local, paired median of {ROUNDS} rounds: {ratio:.2}x ({:.0} us / {:.0} us per call)",
+            tr * 1e6 / args.len() as f64,
+            tl * 1e6 / args.len() as f64
+        );
+        let mut group = c.benchmark_group(format!("remote_sandbox/{name}"));
+        group.measurement_time(Duration::from_secs(2));
+        group.warm_up_time(Duration::from_millis(500));
+        group.bench_function("remote", |b| b.iter(|| call(r, &args)));
+        group.bench_function("local", |b| b.iter(|| call(l, &args)));
+        group.finish();
+    }
+}
+
+criterion_group!(benches, remote_sandbox);
+criterion_main!(benches);
