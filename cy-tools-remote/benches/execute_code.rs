@@ -26,8 +26,9 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::{CodeExecutor, CodeOptions, ExecOptions, Sandbox};
-use cy_tools_sandbox::control_server::{ControlServer, ControlServerConfig};
-use cy_tools_sandbox::executor::{LocalExecutor, RemoteExecutor};
+use cy_tools_remote::RemoteExecutor;
+use cy_tools_remote::control_server::{ControlServer, ControlServerConfig};
+use cy_tools_sandbox::executor::LocalExecutor;
 use cy_tools_sandbox::{ExecLimits, LocalSandbox};
 
 const CODE: &str = "print(1)\n";

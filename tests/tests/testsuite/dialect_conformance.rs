@@ -13,9 +13,9 @@ use crate::support::conformance;
 fn every_linked_tool_conforms_in_every_dialect() {
     let registry = ToolRegistry::linked().expect("linked tools have unique, valid names");
     let is_builtin = |name: &str| {
-        registry
-            .origin(name)
-            .is_some_and(|o| o.starts_with("cy_tools_builtin::"))
+        registry.origin(name).is_some_and(|o| {
+            o.starts_with("cy_tools_sandbox::") || o.starts_with("cy_tools_session::")
+        })
     };
     let builtin = registry
         .names()

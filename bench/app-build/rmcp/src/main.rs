@@ -63,7 +63,11 @@ impl App {
     #[tool]
     async fn greet(&self, Parameters(p): Parameters<GreetParams>) -> String {
         let n = self.greetings.fetch_add(1, Ordering::Relaxed) + 1;
-        let bang = if p.excited.unwrap_or(false) { "!!!" } else { "!" };
+        let bang = if p.excited.unwrap_or(false) {
+            "!!!"
+        } else {
+            "!"
+        };
         format!("Hello, {}{bang} (greeting #{n})", p.name)
     }
 

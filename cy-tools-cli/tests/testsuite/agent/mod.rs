@@ -1,0 +1,7 @@
+//! `cy-tools agent` against a fake provider on 127.0.0.1 (`support::fake_model`): `delegate`,
+//! approval on the terminal, code mode, a narrower spec on resume, and what reaches a terminal.
+
+mod cli;
+mod cli_code_mode;
+mod cli_narrowing;
+mod cli_terminal;

@@ -1,0 +1,8 @@
+//! MCP through the binary: input that is not what MCP allows, cancellation reaching a command,
+//! stdout carrying only the protocol, the HTTP server's token, and signed approval state across
+//! replicas.
+
+mod approval_state;
+mod bad_input;
+mod http;
+mod server;
