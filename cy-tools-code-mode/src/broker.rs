@@ -21,8 +21,9 @@ struct State {
 /// an inherited descriptor (its number in `CY_SDK_FD`); this end is served here. Nothing in the
 /// run's environment names a path or a secret another process could use: the channel is the
 /// descriptor, which no other process has, so no other session's code can reach it. The
-/// `cy_sdk` package comes from the folder written for the session's toolset
-/// ([`module`](super::module)). Dropping the broker stops serving and closes this end.
+/// `cy_sdk` package comes from the folder written for the session's toolset, a private folder
+/// of this process reached through a descriptor. Dropping the broker stops serving and closes
+/// this end.
 ///
 /// A [`CodeModeExecutor`](crate::CodeModeExecutor) opens one per run on this host; a host that
 /// runs code for another (the control server, whose runs relay their calls back to the

@@ -45,7 +45,7 @@ pub struct Listening {
 ///
 /// Accept errors do not end it: a connection that failed before it was accepted is skipped,
 /// and anything else (such as running out of file descriptors) is logged and retried after
-/// [`ACCEPT_BACKOFF`], having first closed the oldest unauthenticated connection if file
+/// a short backoff (100 ms), having first closed the oldest unauthenticated connection if file
 /// descriptors are what ran out.
 ///
 /// # Errors

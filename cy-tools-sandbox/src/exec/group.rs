@@ -112,7 +112,7 @@ impl Drop for ProcessGroup {
 
 /// Kills every command group of this process that is not finished: the last step of a
 /// process that exits. Safe whatever the groups' owners are doing, as each kill holds the
-/// group's lock like [`ProcessGroup::finish`] (a finished group, whose leader may be reaped,
+/// group's lock as finishing a group does (a finished group, whose leader may be reaped,
 /// is never signalled).
 ///
 /// A host that exits on a signal calls this first (the `cy-tools` command line does on

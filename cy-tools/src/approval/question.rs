@@ -57,7 +57,7 @@ pub fn show_arguments(arguments: &Value) -> String {
     )
 }
 
-/// `text` with what a person could not see made visible: runs of [`SPACE_RUN`] or more spaces
+/// `text` with what a person could not see made visible: runs of three or more spaces
 /// as their count, every other character that is not a printing one (controls, other
 /// whitespace, invisible formatting such as zero-width spaces and bidirectional overrides) as
 /// its code point, and `⟨` itself too, so that nothing in `text` can pose as such a marker.
