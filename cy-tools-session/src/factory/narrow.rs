@@ -32,8 +32,7 @@ impl LocalSessionFactory {
     /// let dir = tempfile::tempdir().unwrap();
     /// let factory = LocalSessionFactory::embedded(dir.path().join("state")).unwrap();
     /// let spec = SessionSpec::root("s-1", "acme", dir.path().join("w").to_str().unwrap())
-    ///     .with_tools(["read_file", "write_file"])
-    ///     .with_code_mode(true);
+    ///     .with_tools(["read_file", "write_file"]);
     /// factory.create(spec).await.unwrap();
     /// let only = ["execute_code".to_string(), "read_file".to_string(), "terminal".to_string()];
     /// let session = factory.resume_within("s-1", &only).await.unwrap();

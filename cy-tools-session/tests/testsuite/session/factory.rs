@@ -160,3 +160,45 @@ fn a_store_inside_the_workspace_is_refused_at_create_and_resume() {
         assert!(err.message().contains("is inside the workspace"), "{err}");
     });
 }
+
+/// A build without the `remote` feature refuses a spec whose code runs on a control server,
+/// naming the feature, before anything is stored.
+#[cfg(not(feature = "remote"))]
+#[test]
+fn without_the_remote_feature_a_remote_executor_is_refused_naming_it() {
+    runtime().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let remote = ExecutorSpec::Remote {
+            url: "http://127.0.0.1:9".into(),
+            token_var: "CY_TEST_TOKEN".into(),
+        };
+        let factory = factory(dir.path());
+        let err = factory
+            .create(spec("s-1", &dir.path().join("w")).with_executor(remote))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "session `s-1` keeps its workspace on the execution host `http://127.0.0.1:9`, but this build has no remote sandbox; build `cy-tools-builtin` with its `remote` feature"
+        );
+        assert!(factory.specs().load_spec("s-1").await.unwrap().is_none());
+    });
+}
+
+/// A build without the `code-mode` feature refuses a spec with code mode on, naming the
+/// feature.
+#[cfg(not(feature = "code-mode"))]
+#[test]
+fn without_the_code_mode_feature_code_mode_is_refused_naming_it() {
+    runtime().block_on(async {
+        let dir = tempfile::tempdir().unwrap();
+        let err = factory(dir.path())
+            .create(spec("s-1", &dir.path().join("w")).with_code_mode(true))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "session `s-1` has code mode on, but this build has no code mode; build `cy-tools-builtin` with its `code-mode` feature, or turn `code_mode` off in the spec"
+        );
+    });
+}
