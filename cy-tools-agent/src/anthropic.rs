@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use cy_tools::{Content, Dialect, ToolResult};
+use cy_tools::{ToolResult, call::Content, dialect::Dialect};
 use serde_json::{Value, json};
 
 use super::error::AgentError;

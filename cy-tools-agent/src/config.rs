@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use cy_tools::{ModelProvider, ModelSpec};
+use cy_tools::session::{ModelProvider, ModelSpec};
 
 use super::error::AgentError;
 use super::exchange::RetryPolicy;
@@ -54,7 +54,7 @@ impl Default for AgentLimits {
 /// A run's model, API and limits.
 ///
 /// ```
-/// use cy_tools::ModelProvider;
+/// use cy_tools::session::ModelProvider;
 /// use cy_tools_agent::AgentConfig;
 ///
 /// let official = AgentConfig::new(ModelProvider::OpenAi, "gpt-4.1");

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 /// Why a run failed: its configuration, or the model API.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@
 //!   as an error result; 429 and 5xx answers are retried after `Retry-After` or a doubling
 //!   backoff; an answer is cut off as soon as it passes [`AgentLimits::max_turn_bytes`] or
 //!   (counted as it streams) the tokens it may write; each turn's token usage is recorded in
-//!   the execution log ([`UsageEntry`](cy_tools::UsageEntry)). The key is never sent over
+//!   the execution log ([`UsageEntry`](cy_tools::services::UsageEntry)). The key is never sent over
 //!   plain `http://` to another machine unless [`AgentConfig::allow_http_key`] says so.
 //! * [`ModelRunner`]: the [`SubagentRunner`](cy_tools_session::SubagentRunner) that runs
 //!   `delegate`'s and `workflow`'s subagents with the model their profile names; hand it to a

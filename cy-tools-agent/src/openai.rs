@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use cy_tools::Dialect;
+use cy_tools::dialect::Dialect;
 use serde_json::{Value, json};
 
 use super::error::AgentError;

@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use cy_tools::{Dialect, Toolset};
+use cy_tools::{Toolset, dialect::Dialect};
 use serde_json::Value;
 
 use super::error::AgentError;

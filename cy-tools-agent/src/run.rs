@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use cy_tools::{CancellationToken, Session, ToolCall, ToolResult, UsageEntry};
+use cy_tools::{CancellationToken, Session, ToolCall, ToolResult, services::UsageEntry};
 use serde_json::Value;
 use tokio::task::JoinSet;
 
@@ -96,7 +96,7 @@ pub struct AgentRun {
 ///
 /// ```no_run
 /// # async fn demo(session: cy_tools::Session) -> Result<(), Box<dyn std::error::Error>> {
-/// use cy_tools::{CancellationToken, ModelProvider};
+/// use cy_tools::{CancellationToken, session::ModelProvider};
 /// use cy_tools_agent::{Agent, AgentConfig, Ending, Quiet};
 ///
 /// let mut config = AgentConfig::new(ModelProvider::Anthropic, "claude-sonnet-4-5");
@@ -130,8 +130,8 @@ impl Agent {
             )));
         }
         let provider: Box<dyn Provider> = match config.provider {
-            cy_tools::ModelProvider::OpenAi => Box::new(OpenAi),
-            cy_tools::ModelProvider::Anthropic => Box::new(Anthropic),
+            cy_tools::session::ModelProvider::OpenAi => Box::new(OpenAi),
+            cy_tools::session::ModelProvider::Anthropic => Box::new(Anthropic),
         };
         Ok(Agent {
             config,

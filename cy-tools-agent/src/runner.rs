@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use cy_tools::{BoxFuture, ServiceError, ServiceErrorKind};
+use cy_tools::{
+    BoxFuture,
+    services::{ServiceError, ServiceErrorKind},
+};
 
 use super::config::{AgentConfig, AgentLimits};
 use super::events::Quiet;
@@ -15,7 +18,7 @@ pub const SUBAGENT_PROMPT: &str = "You are a subagent: you do one task, in your 
 
 type Secrets = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
 
-/// Runs each subagent with its profile's [`ModelSpec`](cy_tools::ModelSpec): the model, the
+/// Runs each subagent with its profile's [`ModelSpec`](cy_tools::session::ModelSpec): the model, the
 /// base URL, the key from the variable it names, the profile's turn limit and token budget;
 /// a turn's bounds (parallel calls, bytes) and the key's `http://` setting are the runner's
 /// ([`with_turn_limits`](Self::with_turn_limits), [`allow_http_key`](Self::allow_http_key)),

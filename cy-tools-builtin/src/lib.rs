@@ -6,7 +6,7 @@
 //! By default (no features), the crate is what an application needs to give a model a
 //! workspace and code to run in it, and nothing that serves or stores (`cy-tools-sandbox`):
 //!
-//! * [`sandbox`]: [`LocalSandbox`] and its [`SessionEnv`] views, a workspace folder on the host
+//! * [`sandbox`]: [`LocalSandbox`] and its [`SandboxView`] views, a workspace folder on the host
 //!   with path confinement that holds against `..`, absolute paths and symlinks (resolved
 //!   beneath the root without races); commands run with a clean environment in their own
 //!   process group under [`ExecLimits`], and background processes die with the session.
@@ -46,7 +46,7 @@
 
 pub use cy_tools_sandbox as sandbox;
 pub use cy_tools_sandbox::executor::LocalExecutor;
-pub use cy_tools_sandbox::{ExecLimits, LocalSandbox, SessionEnv};
+pub use cy_tools_sandbox::{ExecLimits, LocalSandbox, SandboxView};
 
 /// The backends behind `execute_code`: the local executor, and with feature `remote` the
 /// remote one.
@@ -89,4 +89,4 @@ pub use cy_tools_session::store::SqliteStore;
 #[cfg(feature = "postgres")]
 pub use cy_tools_session::store::{PostgresStore, TenantStore};
 #[cfg(feature = "sessions")]
-pub use cy_tools_session::{LocalSessionFactory, Session, SubagentRunner};
+pub use cy_tools_session::{LocalSessionFactory, SubagentRunner};

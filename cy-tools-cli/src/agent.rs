@@ -12,8 +12,9 @@ use std::time::Duration;
 
 use cy_tools::memory::{MemoryLog, MemorySpecs};
 use cy_tools::{
-    CancellationToken, ModelProvider, ModelSpec, ServiceErrorKind, Session, SessionSpec,
-    SubagentProfile,
+    CancellationToken, Session, SessionSpec,
+    services::ServiceErrorKind,
+    session::{ModelProvider, ModelSpec, SubagentProfile},
 };
 
 use super::agent_terminal::{self, Terminal};
@@ -249,7 +250,7 @@ fn open_session(
     config: &AgentConfig,
     runtime: &CommandRuntime,
 ) -> Result<Session, CliError> {
-    let fail = |err: cy_tools::ServiceError| CliError::new(err.to_string());
+    let fail = |err: cy_tools::services::ServiceError| CliError::new(err.to_string());
     let location = match &args.session.store {
         Some(text) => Some(
             StoreLocation::parse(text).map_err(|err| CliError::new(format!("--store: {err}")))?,
@@ -324,7 +325,7 @@ fn open_session(
                 .iter()
                 .filter(|name| {
                     registry.definition(name).is_some_and(|d| {
-                        !d.capabilities().contains(cy_tools::Capability::Chat)
+                        !d.capabilities().contains(cy_tools::capability::Capability::Chat)
                     })
                 })
                 .map(|n| n.to_string())

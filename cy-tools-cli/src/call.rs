@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use cy_tools::approval::ApprovalPolicy;
-use cy_tools::{CancellationToken, Content, ToolCall, ToolResult};
+use cy_tools::{CancellationToken, ToolCall, ToolResult, call::Content};
 use serde_json::{Map, Value};
 
 use super::error::CliError;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cy_tools::ResourceLimits;
+use cy_tools::services::ResourceLimits;
 
 use cy_tools_sandbox::ExecLimits;
 use cy_tools_sandbox::Isolation;

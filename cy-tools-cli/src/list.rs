@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use cy_tools::ToolAnnotations;
+use cy_tools::definition::ToolAnnotations;
 
 use super::error::CliError;
 use super::print_stdout;

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use cy_tools::Dialect;
+use cy_tools::dialect::Dialect;
 
 use super::error::CliError;
 use super::print_stdout;

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::binding::LeftOut;
 use cy_tools::{
-    CodeExecutor, Sandbox, Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
+    Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
+    services::{CodeExecutor, Sandbox},
 };
 use serde::Deserialize;
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cy_tools::{ServiceErrorKind, Session, SessionSpec, Toolset};
+use cy_tools::{Session, SessionSpec, Toolset, services::ServiceErrorKind};
 
 use super::error::CliError;
 use super::runtime::CommandRuntime;
@@ -45,7 +45,7 @@ pub(super) fn open(
     spec_path: &Path,
     runtime: &CommandRuntime,
 ) -> Result<(Session, Option<Arc<dyn SpentNonces>>), CliError> {
-    let fail = |err: cy_tools::ServiceError| CliError::new(err.to_string());
+    let fail = |err: cy_tools::services::ServiceError| CliError::new(err.to_string());
     let allowed = wanted.tools.map(|tools| {
         let mut allowed = vec![EXECUTE_CODE.to_string()];
         allowed.extend(tools.iter().filter(|t| *t != EXECUTE_CODE).cloned());

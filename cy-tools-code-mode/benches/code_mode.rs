@@ -22,8 +22,8 @@ use std::time::Duration;
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::prelude::*;
 use cy_tools::{
-    CancellationToken, CodeExecutor, Sandbox, Session, SessionIdentity, ToolCall, ToolContext,
-    ToolRegistry, Toolset,
+    CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry, Toolset,
+    services::{CodeExecutor, Sandbox},
 };
 use cy_tools_code_mode::CodeModeExecutor;
 use cy_tools_sandbox::LocalSandbox;

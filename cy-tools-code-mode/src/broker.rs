@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use cy_tools::{PassedFd, SdkCalls, ServiceError, ServiceErrorKind};
+use cy_tools::services::{PassedFd, SdkCalls, ServiceError, ServiceErrorKind};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
@@ -78,7 +78,7 @@ impl Broker {
     }
 
     /// The variable the code needs besides the descriptor: `PYTHONPATH`, for `cy_sdk`, for an
-    /// executor that does not honour [`CodeOptions::python_path`](cy_tools::CodeOptions).
+    /// executor that does not honour [`CodeOptions::python_path`](cy_tools::services::CodeOptions).
     pub(crate) fn env(&self) -> Vec<(String, String)> {
         vec![(
             "PYTHONPATH".to_string(),
@@ -88,7 +88,7 @@ impl Broker {
 
     /// The options a run needs for code mode: the descriptors (the channel, the package
     /// folder's), the variable, the folder on its `sys.path` and allowed to be read.
-    pub fn prepare(&self, options: &mut cy_tools::CodeOptions) {
+    pub fn prepare(&self, options: &mut cy_tools::services::CodeOptions) {
         options.env.extend(self.env());
         options.pass_fds.push(self.passed());
         // The package folder is reached through this descriptor, never through a name.

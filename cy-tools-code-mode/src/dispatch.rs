@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use cy_tools::{BoxFuture, CancellationToken, SdkCalls, Session, ToolCall};
+use cy_tools::{BoxFuture, CancellationToken, Session, ToolCall, services::SdkCalls};
 use serde_json::{Value, json};
 
 use super::approval::{Approval, ApprovalHook, ApprovalRequest};

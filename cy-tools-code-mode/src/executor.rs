@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock, Weak};
 
 use cy_tools::{
-    BoxFuture, CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind, Session, ShellResult,
-    Toolset,
+    BoxFuture, Session, Toolset,
+    services::{CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind, ShellResult},
 };
 
 use super::approval::{AllowAll, ApprovalHook};
@@ -32,13 +32,13 @@ use super::tools_module::ToolsModule;
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use std::sync::Arc;
-/// use cy_tools::{Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry, CancellationToken};
+/// use cy_tools::{CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry};
 /// use cy_tools_code_mode::CodeModeExecutor;
 /// use cy_tools_sandbox::{LocalSandbox, executor::LocalExecutor};
 ///
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("a.txt"), "hello").unwrap();
-/// let env: Arc<dyn cy_tools::Sandbox> = Arc::new(LocalSandbox::new(dir.path()).unwrap().env());
+/// let env: Arc<dyn cy_tools::services::Sandbox> = Arc::new(LocalSandbox::new(dir.path()).unwrap().env());
 /// let executor = Arc::new(CodeModeExecutor::new(Arc::new(LocalExecutor::new(Arc::clone(&env)))));
 /// let context = ToolContext::new(SessionIdentity::root("s-1", "t"))
 ///     .with_env(env)

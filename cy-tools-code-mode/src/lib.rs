@@ -2,7 +2,7 @@
 //!
 //! Code mode: code run by `execute_code` calls the session's tools back through a private,
 //! per-execution SDK channel. The crate depends on the core (`cy-tools`) only: it wraps any
-//! [`CodeExecutor`](cy_tools::CodeExecutor).
+//! [`CodeExecutor`](cy_tools::services::CodeExecutor).
 //!
 //! For each run, a [`CodeModeExecutor`] opens a connected pair of Unix sockets and hands one end
 //! to the process as an inherited descriptor (its number in `CY_SDK_FD`), made inheritable in
@@ -10,7 +10,7 @@
 //! Python package, with its `tools` module generated from the session's toolset (one typed,
 //! documented function per tool, see [`ToolsModule`]), is written once per toolset into a
 //! folder of this process's own, which the run imports from first
-//! ([`CodeOptions::python_path`](cy_tools::CodeOptions::python_path), so isolated mode,
+//! ([`CodeOptions::python_path`](cy_tools::services::CodeOptions::python_path), so isolated mode,
 //! `python3 -I`, works too), without installing anything. No socket path and no
 //! token are in the environment: the descriptor is the channel and the authority, and another
 //! session's code, which cannot have it, cannot drive this session's tools. The broker answers

@@ -23,7 +23,7 @@ use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, LazyLock, Mutex};
 
-use cy_tools::{PassedFd, ServiceError, ServiceErrorKind};
+use cy_tools::services::{PassedFd, ServiceError, ServiceErrorKind};
 use rustix::fs::{FlockOperation, Mode, OFlags};
 
 use super::CY_SDK_PY;

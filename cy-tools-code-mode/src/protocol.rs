@@ -4,7 +4,7 @@
 //! `{"token": "...", "op": "tools"}` to list the callable tools.
 //! Response: `{"ok": <text or JSON>}` or `{"error": "<model-facing message>"}`.
 
-use cy_tools::{Content, ToolResult};
+use cy_tools::{ToolResult, call::Content};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -12,7 +12,7 @@ use syn::{Attribute, Ident, LitBool, Token, Visibility};
 
 use crate::errors::{Errors, did_you_mean, one_of};
 
-/// One context field a tool may be granted, in the order of `cy_tools::Capability::ALL` (the
+/// One context field a tool may be granted, in the order of `cy_tools::capability::Capability::ALL` (the
 /// order of `cy_tools::capability::Caps`'s flags).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Cap {
@@ -20,7 +20,7 @@ pub(crate) enum Cap {
     ExecuteCode,
     Session,
     Factory,
-    Store,
+    Log,
     Coordinator,
     Chat,
 }
@@ -31,7 +31,7 @@ impl Cap {
         Cap::ExecuteCode,
         Cap::Session,
         Cap::Factory,
-        Cap::Store,
+        Cap::Log,
         Cap::Coordinator,
         Cap::Chat,
     ];
@@ -43,7 +43,7 @@ impl Cap {
             Cap::ExecuteCode => "execute_code",
             Cap::Session => "session",
             Cap::Factory => "factory",
-            Cap::Store => "store",
+            Cap::Log => "log",
             Cap::Coordinator => "coordinator",
             Cap::Chat => "chat",
         }
@@ -55,8 +55,8 @@ impl Cap {
             Cap::Env => "Sandbox",
             Cap::ExecuteCode => "CodeExecutor",
             Cap::Session => "SessionIdentity",
-            Cap::Factory => "SessionFactory",
-            Cap::Store => "ExecutionLog",
+            Cap::Factory => "ChildSessionFactory",
+            Cap::Log => "ExecutionLog",
             Cap::Coordinator => "Coordinator",
             Cap::Chat => "Chat",
         }
@@ -90,10 +90,10 @@ pub(crate) fn caps_type(krate: &TokenStream, granted: &[Cap], span: Span) -> Tok
     let flags = Cap::ALL
         .iter()
         .map(|cap| LitBool::new(granted.contains(cap), span));
-    quote!(#krate::capability::Caps<#(#flags),*>)
+    quote!(#krate::__private::Caps<#(#flags),*>)
 }
 
-/// `capability_set!($crate, #[doc] pub Name: env, chat)`, as `cy_tools::capability_set!`
+/// `capability_set!($crate, #[doc] pub Name: env, chat)`, as `cy_tools::capability::capability_set!`
 /// forwards it.
 struct SetInput {
     krate: TokenStream,

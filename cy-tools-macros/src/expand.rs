@@ -76,7 +76,7 @@ fn recover(mut tool: ToolFn, krate: &TokenStream, errors: Errors) -> TokenStream
             && let Some(FnArg::Typed(typed)) = tool.item.sig.inputs.iter_mut().nth(param.index)
         {
             let span = typed.ty.span();
-            *typed.ty = syn::parse_quote_spanned!(span=> #krate::State<'_, ()>);
+            *typed.ty = syn::parse_quote_spanned!(span=> #krate::__private::State<'_, ()>);
         }
     }
     let errors = errors.into_compile_errors();
@@ -159,7 +159,7 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
     let mut callee = fn_ident.clone();
     callee.set_span(ret_span);
     let call = quote_spanned! {ret_span=>
-        #krate::call::box_result(#callee(#(#call_args),*))
+        #krate::__private::box_result(#callee(#(#call_args),*))
     };
 
     let description = args
@@ -199,7 +199,7 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
         ParamKind::State(Some(ty)) => {
             let var = format_ident!("__state_{}", p.index);
             Some(quote_spanned! {ty.span()=>
-                let #var = match #krate::State::<#ty>::from_ctx(&__ctx, #name_lit) {
+                let #var = match #krate::__private::State::<#ty>::from_ctx(&__ctx, #name_lit) {
                     ::core::result::Result::Ok(state) => state,
                     ::core::result::Result::Err(error) => return #krate::__private::ready(error),
                 };
@@ -210,8 +210,8 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
     let needs_state = (!state_types.is_empty()).then(|| {
         quote! {
             .needs_state({
-                const __STATES: &[#krate::state::StateType] =
-                    &[#(#krate::state::StateType::of::<#state_types>()),*];
+                const __STATES: &[#krate::__private::StateType] =
+                    &[#(#krate::__private::StateType::of::<#state_types>()),*];
                 __STATES
             })
         }
@@ -225,7 +225,7 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
         quote! {
             #(#cfgs)*
             #krate::__private::inventory::submit! {
-                #krate::ToolRegistration::new(
+                #krate::__private::ToolRegistration::new(
                     &#static_ident,
                     ::core::concat!(::core::module_path!(), #location),
                 )
@@ -251,16 +251,16 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
         #params_items
         #(#cfgs)*
         #[doc = #static_doc]
-        #vis static #static_ident: #krate::ToolDefinition<#params_ty, #caps_ty> = {
+        #vis static #static_ident: #krate::__private::ToolDefinition<#params_ty, #caps_ty> = {
             fn __handler<'a>(
                 __params: #params_ty,
-                __ctx: #krate::Ctx<'a, #caps_ty>,
-                __call: #krate::CallInfo<'a>,
-            ) -> #krate::BoxFuture<'a, #krate::ToolResult> {
+                __ctx: #krate::__private::Ctx<'a, #caps_ty>,
+                __call: #krate::__private::CallInfo<'a>,
+            ) -> #krate::__private::BoxFuture<'a, #krate::__private::ToolResult> {
                 #(#state_lets)*
                 #call
             }
-            #krate::ToolDefinition::new(#name_lit, #description_lit, __handler)
+            #krate::__private::ToolDefinition::new(#name_lit, #description_lit, __handler)
                 #annotations
                 #timeout
                 #needs_state
@@ -283,7 +283,7 @@ fn capability_set(
 ) -> (TokenStream, TokenStream) {
     if args.capabilities.is_empty() {
         return (
-            quote!(#krate::capability::NoCapabilities),
+            quote!(#krate::__private::NoCapabilities),
             TokenStream::new(),
         );
     }
@@ -317,8 +317,8 @@ fn params_struct(
     cfgs: &[Attribute],
 ) -> TokenStream {
     let krate_text = krate.to_string().replace(' ', "");
-    let serde_crate = Literal::string(&format!("{krate_text}::serde"));
-    let schemars_crate = Literal::string(&format!("{krate_text}::schemars"));
+    let serde_crate = Literal::string(&format!("{krate_text}::__private::serde"));
+    let schemars_crate = Literal::string(&format!("{krate_text}::__private::schemars"));
     let mut fields = Vec::new();
     let mut default_fns = Vec::new();
     let mut readers = Vec::new();
@@ -332,23 +332,23 @@ fn params_struct(
         // `JsonSchema`, spanned on the argument, so a missing derive is reported there and in
         // the user's words (see `cy_tools::definition::Arg`).
         let reader = format_ident!("__{}Arg_{}", ident, unraw(field_ident));
-        let arg_ty = quote!(#krate::definition::Arg<#reader>);
+        let arg_ty = quote!(#krate::__private::Arg<#reader>);
         readers.push(quote_spanned! {ty.span()=>
             #(#cfgs)*
             #[doc(hidden)]
             #[allow(non_camel_case_types)]
             enum #reader {}
             #(#cfgs)*
-            impl #krate::definition::ArgReader for #reader {
+            impl #krate::__private::ArgReader for #reader {
                 type Value = #ty;
                 fn deserialize<'de, D>(deserializer: D) -> ::core::result::Result<#ty, D::Error>
                 where
-                    D: #krate::serde::Deserializer<'de>,
+                    D: #krate::__private::serde::Deserializer<'de>,
                 {
-                    #krate::definition::deserialize_arg::<#ty, D>(deserializer)
+                    #krate::__private::deserialize_arg::<#ty, D>(deserializer)
                 }
-                const SCHEMA: #krate::definition::ArgSchemaFns =
-                    #krate::definition::ArgSchemaFns::of::<#ty>();
+                const SCHEMA: #krate::__private::ArgSchemaFns =
+                    #krate::__private::ArgSchemaFns::of::<#ty>();
             }
         });
         let docs = &param.attrs.docs;
@@ -372,7 +372,7 @@ fn params_struct(
                 };
                 default_fns.push(quote! {
                     #[doc(hidden)]
-                    fn #fn_ident() -> #arg_ty { #krate::definition::Arg::new(#value) }
+                    fn #fn_ident() -> #arg_ty { #krate::__private::Arg::new(#value) }
                 });
                 let path = Literal::string(&format!("{ident}::{fn_ident}"));
                 Some(quote!(#[serde(default = #path)]))
@@ -397,7 +397,7 @@ fn params_struct(
     quote! {
         #(#cfgs)*
         #[doc = #doc]
-        #[derive(#krate::serde::Deserialize, #krate::schemars::JsonSchema)]
+        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
         #[serde(crate = #serde_crate, deny_unknown_fields)]
         #[schemars(crate = #schemars_crate)]
         #vis struct #ident {
@@ -430,7 +430,7 @@ fn annotations(args: &ToolArgs, krate: &TokenStream) -> TokenStream {
     if chain.is_empty() {
         chain
     } else {
-        quote!(.with_annotations(#krate::ToolAnnotations::DEFAULT #chain))
+        quote!(.with_annotations(#krate::__private::ToolAnnotations::DEFAULT #chain))
     }
 }
 

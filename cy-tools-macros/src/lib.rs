@@ -67,7 +67,7 @@ use proc_macro::TokenStream;
 ///   * `call: CallInfo`: the call's id and cancellation token (`CallInfo<'_>` is written for
 ///     you when the lifetime is left out);
 ///   * a context field taken directly: `env: &dyn Sandbox`, `executor: &dyn CodeExecutor`,
-///     `session: &SessionIdentity`, `factory: &dyn SessionFactory`, `store: &dyn ExecutionLog`,
+///     `session: &SessionIdentity`, `factory: &dyn ChildSessionFactory`, `log: &dyn ExecutionLog`,
 ///     `coordinator: &dyn Coordinator` or `chat: &dyn Chat`. Its capability must be declared;
 ///   * an application object: `db: State<'_, Db>`, the `Db` the application gave the session
 ///     (`ToolContext::with_state`, or `with_state` on a session factory for all its sessions).
@@ -85,7 +85,7 @@ use proc_macro::TokenStream;
 ///
 /// | option | meaning |
 /// |---|---|
-/// | `capabilities(env, chat, ...)` | the context fields the body may touch: `env`, `execute_code`, `session`, `factory`, `store`, `coordinator`, `chat` |
+/// | `capabilities(env, chat, ...)` | the context fields the body may touch: `env`, `execute_code`, `session`, `factory`, `log`, `coordinator`, `chat` |
 /// | `name = "..."` | the tool's name, instead of the function's (`^[a-zA-Z0-9_-]{1,64}$`) |
 /// | `description = "..."` | the description, instead of the doc comment |
 /// | `read_only`, `destructive`, `idempotent`, `open_world`, `title = "..."` | MCP annotations; flags take `= false` too. Defaults are MCP's: destructive, open world |
@@ -100,7 +100,7 @@ use proc_macro::TokenStream;
 /// ```
 /// use std::collections::BTreeMap;
 /// use cy_tools::prelude::*;
-/// use cy_tools::{Chat, ChatMessage, Sandbox};
+/// use cy_tools::services::{Chat, ChatMessage, Sandbox};
 ///
 /// /// How loudly to say it.
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -155,7 +155,7 @@ use proc_macro::TokenStream;
 ///
 /// * `ReadFileParams`: the argument struct, deriving `Deserialize` (with
 ///   `deny_unknown_fields`) and `JsonSchema` through the runtime's re-exports
-///   (`cy_tools::serde`, `cy_tools::schemars`). Each argument is held as a
+///   (`serde`, `schemars`). Each argument is held as a
 ///   `cy_tools::definition::Arg` of a small reader type generated beside it, which is the one
 ///   place the argument's type must be `Deserialize` and `JsonSchema`: a type that is not gets
 ///   one error, on that argument, naming the derive to add. Not generated for an `#[args]`
@@ -200,7 +200,7 @@ use proc_macro::TokenStream;
 /// ```
 /// use std::sync::Arc;
 /// use cy_tools::prelude::*;
-/// use cy_tools::{Sandbox, memory::MemorySandbox};
+/// use cy_tools::{memory::MemorySandbox, services::Sandbox};
 ///
 /// /// Count the bytes of a file.
 /// #[tool(capabilities(env), read_only)]
@@ -229,7 +229,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
 }
 
-/// Not public API: what `cy_tools::capability_set!` expands to (it passes its `$crate` first).
+/// Not public API: what `cy_tools::capability::capability_set!` expands to (it passes its `$crate` first).
 #[doc(hidden)]
 #[proc_macro]
 pub fn capability_set(input: TokenStream) -> TokenStream {

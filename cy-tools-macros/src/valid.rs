@@ -8,7 +8,7 @@ use crate::ast::{ParamKind, ToolFn, last_segment, unraw};
 use crate::attr::{DefaultValue, ToolArgs};
 use crate::errors::Errors;
 
-/// Longest tool name every provider accepts (`cy_tools::MAX_TOOL_NAME_LEN`).
+/// Longest tool name every provider accepts (`cy_tools::definition::MAX_TOOL_NAME_LEN`).
 const MAX_TOOL_NAME_LEN: usize = 64;
 
 /// The tool's name: `name = "..."` or the function's.

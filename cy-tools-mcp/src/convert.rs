@@ -1,6 +1,6 @@
 //! Our results in MCP's shape.
 
-use cy_tools::{Content, ToolResult};
+use cy_tools::{ToolResult, call::Content};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 

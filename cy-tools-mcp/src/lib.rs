@@ -5,13 +5,13 @@
 //! not ask for (the built-ins are `cy-tools-sandbox`'s and `cy-tools-session`'s).
 //!
 //! * `tools/list` answers every tool of the toolset, sorted by name, declared as the
-//!   [`Dialect::Mcp`](cy_tools::Dialect::Mcp) export (input schema, title, annotations).
+//!   [`Dialect::Mcp`](cy_tools::dialect::Dialect::Mcp) export (input schema, title, annotations).
 //! * `tools/call` runs [`BoundTool::execute`](cy_tools::BoundTool::execute), the same path a
 //!   model loop takes: arguments are validated against the canonical schema here, not by the
 //!   client, and whatever goes wrong in the tool comes back as an `isError` result the model can
 //!   act on. A name the toolset does not have is a JSON-RPC error (`-32602`) naming the tool and
 //!   listing the valid ones.
-//! * Structured results ([`Content::Json`](cy_tools::Content::Json)) become `structuredContent`
+//! * Structured results ([`Content::Json`](cy_tools::call::Content::Json)) become `structuredContent`
 //!   plus a text copy; images become image blocks.
 //! * A `notifications/cancelled` for a call cancels the token that call runs under, so the
 //!   tool's work (a child process, say) stops, and no response is sent for it.

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use cy_tools::{Dialect, Session, ToolCall, Toolset};
+use cy_tools::{Session, ToolCall, Toolset, dialect::Dialect};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,

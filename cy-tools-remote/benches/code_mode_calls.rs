@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::prelude::*;
 use cy_tools::{
-    CancellationToken, CodeExecutor, Sandbox, Session, SessionIdentity, ToolCall, ToolContext,
-    ToolRegistry,
+    CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
+    services::{CodeExecutor, Sandbox},
 };
 use cy_tools_code_mode::CodeModeExecutor;
 use cy_tools_remote::RemoteExecutor;

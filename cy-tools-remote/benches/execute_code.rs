@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use cy_tools::{CodeExecutor, CodeOptions, ExecOptions, Sandbox};
+use cy_tools::services::{CodeExecutor, CodeOptions, ExecOptions, Sandbox};
 use cy_tools_remote::RemoteExecutor;
 use cy_tools_remote::control_server::{ControlServer, ControlServerConfig};
 use cy_tools_sandbox::executor::LocalExecutor;

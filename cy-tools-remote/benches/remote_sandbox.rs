@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::{
-    BoundTool, CancellationToken, Sandbox, SessionIdentity, ToolCall, ToolContext, bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, binding::bind_tool,
+    services::Sandbox,
 };
 use cy_tools_remote::RemoteSandbox;
 use cy_tools_remote::control_server::{ControlServer, ControlServerConfig};

@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use cy_tools::{CancellationToken, SessionIdentity, ToolCall, ToolContext, bind_tool};
+use cy_tools::{CancellationToken, SessionIdentity, ToolCall, ToolContext, binding::bind_tool};
 use cy_tools_sandbox::LocalSandbox;
 use cy_tools_sandbox::tools::{read_file::READ_FILE, search_text::SEARCH_TEXT};
 use serde_json::json;

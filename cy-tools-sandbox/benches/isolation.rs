@@ -12,14 +12,14 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use cy_tools::{ExecOptions, Sandbox};
+use cy_tools::services::{ExecOptions, Sandbox};
 use cy_tools_sandbox::Isolation;
-use cy_tools_sandbox::{ExecLimits, LocalSandbox, SessionEnv};
+use cy_tools_sandbox::{ExecLimits, LocalSandbox, SandboxView};
 
 /// Rounds of the paired measurement: odd, so the median is one round's ratio.
 const ROUNDS: usize = 31;
 
-fn sandbox(dir: &std::path::Path, isolation: Isolation) -> SessionEnv {
+fn sandbox(dir: &std::path::Path, isolation: Isolation) -> SandboxView {
     LocalSandbox::new(dir)
         .unwrap()
         .with_limits(ExecLimits {
@@ -62,7 +62,7 @@ fn isolation(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let confined = sandbox(dir.path(), Isolation::Strict);
     let open = sandbox(dir.path(), Isolation::None);
-    let run = |env: &SessionEnv, command: &str| {
+    let run = |env: &SandboxView, command: &str| {
         let result = runtime
             .block_on(env.exec(command, ExecOptions::default()))
             .unwrap();

@@ -4,7 +4,7 @@
 //! * `tokio_true`: `tokio::process::Command::new("true").output()`;
 //! * `tokio_sh_c_true`: `/bin/sh -c true` the same way: the baseline, since `terminal` runs every
 //!   command through `/bin/sh -c`;
-//! * `sandbox_exec`: `SessionEnv::exec("true")` (clean environment, process group, exit watch,
+//! * `sandbox_exec`: `SandboxView::exec("true")` (clean environment, process group, exit watch,
 //!   capped capture);
 //! * `terminal_tool`: the bound `terminal` tool through `BoundTool::execute`.
 //!
@@ -17,7 +17,9 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::{
-    CancellationToken, ExecOptions, Sandbox, SessionIdentity, ToolCall, ToolContext, bind_tool,
+    CancellationToken, SessionIdentity, ToolCall, ToolContext,
+    binding::bind_tool,
+    services::{ExecOptions, Sandbox},
 };
 use cy_tools_sandbox::LocalSandbox;
 use cy_tools_sandbox::tools::terminal::TERMINAL;

@@ -10,7 +10,7 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 /// Longest path accepted, in bytes (Linux's `PATH_MAX`).
 pub const MAX_PATH_LEN: usize = 4096;

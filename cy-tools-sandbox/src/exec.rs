@@ -5,7 +5,7 @@ use std::path::Path;
 use std::pin::pin;
 use std::time::Duration;
 
-use cy_tools::{ExecOptions, ServiceError, ServiceErrorKind, ShellResult};
+use cy_tools::services::{ExecOptions, ServiceError, ServiceErrorKind, ShellResult};
 use tokio::io::AsyncWriteExt;
 use tokio::time::Instant;
 
@@ -187,7 +187,7 @@ pub(crate) async fn run(
 /// What the output says about how a command ended, when a signal or a limit ended it.
 fn ending_notice(
     status: std::process::ExitStatus,
-    resources: &cy_tools::ResourceLimits,
+    resources: &cy_tools::services::ResourceLimits,
 ) -> Option<String> {
     let xcpu = rustix::process::Signal::XCPU.as_raw();
     let (how, signal) = match (status.signal(), status.code()) {
@@ -260,7 +260,7 @@ mod tests {
     use std::process::ExitStatus;
     use std::time::Duration;
 
-    use cy_tools::ResourceLimits;
+    use cy_tools::services::ResourceLimits;
 
     use super::ending_notice;
 

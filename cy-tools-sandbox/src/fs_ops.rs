@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::fs::{Dir, Metadata, OpenOptions};
-use cy_tools::{DirEntryInfo, EntryKind, ServiceError, ServiceErrorKind};
+use cy_tools::services::{DirEntryInfo, EntryKind, ServiceError, ServiceErrorKind};
 
 use crate::confine::{io_error, relative};
 use crate::regular::open_regular;

@@ -3,7 +3,7 @@
 //! The local sandbox of `cy-tools` and the built-in tools that work in it: what an application
 //! needs to give a model a workspace and code to run in it, and nothing that serves or stores.
 //!
-//! * [`LocalSandbox`] and its [`SessionEnv`] views: a workspace folder on the host with path
+//! * [`LocalSandbox`] and its [`SandboxView`]s: a workspace folder on the host with path
 //!   confinement that holds against `..`, absolute paths and symlinks (resolved beneath the root
 //!   without races); commands run with a clean environment in their own process group under
 //!   [`ExecLimits`], confined by the kernel ([`Isolation`]), and background processes die with
@@ -28,7 +28,7 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 pub mod confine;
-mod env;
+mod view;
 mod exec;
 pub mod executor;
 mod fs_ops;
@@ -41,7 +41,7 @@ mod shell;
 pub mod tools;
 mod walk;
 
-pub use env::{LocalSandbox, SessionEnv};
+pub use view::{LocalSandbox, SandboxView};
 pub use exec::group::kill_every_group;
 pub use isolation::Isolation;
 pub use limits::ExecLimits;

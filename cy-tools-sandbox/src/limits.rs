@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use cy_tools::{ResourceLimits, ServiceError, ServiceErrorKind};
+use cy_tools::services::{ResourceLimits, ServiceError, ServiceErrorKind};
 
 use crate::Isolation;
 
@@ -49,7 +49,7 @@ pub struct ExecLimits {
     /// Unread output kept per background process stream before older output is dropped.
     pub process_buffer: usize,
     /// CPU, memory and process caps for commands whose call sets none
-    /// ([`ExecOptions::resources`](cy_tools::ExecOptions::resources)).
+    /// ([`ExecOptions::resources`](cy_tools::services::ExecOptions::resources)).
     pub resources: ResourceLimits,
     /// How confined every command is ([`Isolation::Strict`] by default).
     pub isolation: Isolation,

@@ -7,8 +7,10 @@ use std::time::Duration;
 
 use cap_std::fs::Dir;
 use cy_tools::{
-    BoxFuture, ExecOptions, ProcessInfo, ProcessOutput, ProcessTable, ServiceError,
-    ServiceErrorKind,
+    BoxFuture,
+    services::{
+        ExecOptions, ProcessInfo, ProcessOutput, ProcessTable, ServiceError, ServiceErrorKind,
+    },
 };
 use tokio::process::ChildStdin;
 
@@ -36,7 +38,7 @@ const WRITE_WAIT: Duration = Duration::from_secs(10);
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use cy_tools::{ExecOptions, ProcessTable, Sandbox};
+/// use cy_tools::services::{ExecOptions, ProcessTable, Sandbox};
 /// use cy_tools_sandbox::LocalSandbox;
 ///
 /// let dir = tempfile::tempdir().unwrap();

@@ -13,7 +13,7 @@ use std::path::Path;
 use cap_std::fs::{
     Dir, File, FileType, FileTypeExt as _, Metadata, OpenOptions, OpenOptionsExt as _,
 };
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 use crate::confine::{io_error, shown};
 

@@ -1,7 +1,7 @@
 //! Regex search over the files below a folder, beneath a view's directory handle.
 
 use cap_std::fs::Dir;
-use cy_tools::{
+use cy_tools::services::{
     EntryKind, SearchMatch, SearchOptions, SearchResult, ServiceError, ServiceErrorKind,
     WalkOptions,
 };

@@ -7,7 +7,7 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use cap_std::fs::Dir;
-use cy_tools::{DirEntryInfo, EntryKind, ServiceError, WalkOptions, WalkResult};
+use cy_tools::services::{DirEntryInfo, EntryKind, ServiceError, WalkOptions, WalkResult};
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 

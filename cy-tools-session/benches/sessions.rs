@@ -19,7 +19,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::prelude::*;
-use cy_tools::{ExecutorSpec, SessionSpec, SubagentProfile};
+use cy_tools::{
+    SessionSpec,
+    session::{ExecutorSpec, SubagentProfile},
+};
 use cy_tools_session::store::SqliteStore;
 use cy_tools_session::{LocalChat, LocalSessionFactory, SubagentRun, SubagentRunner};
 
@@ -50,7 +53,7 @@ impl SubagentRunner for NoLoop {
     fn run<'a>(
         &'a self,
         _run: SubagentRun<'a>,
-    ) -> cy_tools::BoxFuture<'a, Result<String, cy_tools::ServiceError>> {
+    ) -> cy_tools::BoxFuture<'a, Result<String, cy_tools::services::ServiceError>> {
         Box::pin(async { Ok(String::new()) })
     }
 }

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use cy_tools::{
-    BoxFuture, CancellationToken, ChildOutcome, ChildRequest, Sandbox, ServiceError, Session,
-    SessionFactory, SessionSpec,
+    BoxFuture, CancellationToken, Session, SessionSpec,
+    services::{ChildOutcome, ChildRequest, ChildSessionFactory, Sandbox, ServiceError},
 };
 
 use super::LocalSessionFactory;
@@ -18,7 +18,7 @@ pub(super) struct ChildFactory {
     pub(super) parent_env: Arc<dyn Sandbox>,
 }
 
-impl SessionFactory for ChildFactory {
+impl ChildSessionFactory for ChildFactory {
     fn remaining_depth(&self) -> u32 {
         self.parent
             .max_depth

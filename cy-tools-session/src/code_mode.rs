@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use cy_tools::{CodeExecutor, ServiceError, Session, SessionSpec};
+use cy_tools::{
+    Session, SessionSpec,
+    services::{CodeExecutor, ServiceError},
+};
 
 /// What a factory holds every code-mode session's nested calls to.
 #[derive(Clone, Default)]
@@ -59,7 +62,7 @@ pub(super) enum Wrapped {
 /// `executor`, wrapped for code mode when `spec` turns it on.
 ///
 /// # Errors
-/// [`Unavailable`](cy_tools::ServiceErrorKind::Unavailable): the spec turns code mode on and
+/// [`Unavailable`](cy_tools::services::ServiceErrorKind::Unavailable): the spec turns code mode on and
 /// this build has no code mode.
 pub(super) fn wrap(
     spec: &SessionSpec,
@@ -82,7 +85,7 @@ pub(super) fn wrap(
     {
         let _ = (executor, settings);
         Err(ServiceError::new(
-            cy_tools::ServiceErrorKind::Unavailable,
+            cy_tools::services::ServiceErrorKind::Unavailable,
             format!(
                 "session `{}` has code mode on, but this build has no code mode; build `cy-tools-builtin` with its `code-mode` feature, or turn `code_mode` off in the spec",
                 spec.id()

@@ -1,7 +1,7 @@
 //! The composition root: which tools a session gets, in which order.
 //!
 //! The order is the design's: `execute_code` always (it is the core affordance); then the tools
-//! the chat brings ([`Chat::tools`](cy_tools::Chat::tools)), only when a chat is bound; then the spec's other tools, in
+//! the chat brings ([`Chat::tools`](cy_tools::services::Chat::tools)), only when a chat is bound; then the spec's other tools, in
 //! its order; then the caller's [`Extras`] for this session; then the delegation tools when the
 //! session may start subagents. A name in the spec that belongs to one of the other groups is
 //! placed with its group, so the order does not depend on how the spec was written.
@@ -21,13 +21,6 @@ use crate::tools::{delegate, workflow};
 
 /// The tool every session gets first.
 pub const EXECUTE_CODE: &str = "execute_code";
-
-/// The tools a session got when bound to a chat, before the chat could say which it brings.
-#[deprecated(
-    since = "0.2.0",
-    note = "a chat says which tools it brings: `Chat::tools` (`send_message` by default)"
-)]
-pub const CHAT_TOOLS: &[&str] = &["send_message"];
 
 /// The tools a session gets when its spec declares subagents and it is above the maximum depth.
 pub const DELEGATION_TOOLS: &[&str] = &["delegate", "workflow"];
@@ -168,7 +161,7 @@ impl std::fmt::Debug for Planned<'_> {
 /// another extra): the message names both, so the caller can rename one.
 ///
 /// ```
-/// use cy_tools::{SessionSpec, SubagentProfile};
+/// use cy_tools::{SessionSpec, session::SubagentProfile};
 /// use cy_tools::services::ChatTool;
 /// use cy_tools_session::compose::{plan, Extras, Group};
 ///
@@ -287,7 +280,7 @@ pub(super) fn bind(
                     "delegate" => &delegate::DELEGATE_UNAVAILABLE,
                     _ => &workflow::WORKFLOW_UNAVAILABLE,
                 };
-                match cy_tools::bind_tool(inert, Arc::clone(context)) {
+                match cy_tools::binding::bind_tool(inert, Arc::clone(context)) {
                     Ok(tool) => tools.push(tool),
                     Err(err) => tracing::warn!("inert `{}` left out: {err}", inert.name()),
                 }
@@ -297,40 +290,25 @@ pub(super) fn bind(
                     tools.push(tool);
                 }
             }
-            (group, Some(definition)) => match cy_tools::bind_tool(definition, Arc::clone(context))
-            {
-                Ok(tool) => tools.push(tool),
-                Err(err) if group == Group::Extra => {
-                    return Err(format!(
-                        "extra tool `{}` cannot be bound: {err}",
+            (group, Some(definition)) => {
+                match cy_tools::binding::bind_tool(definition, Arc::clone(context)) {
+                    Ok(tool) => tools.push(tool),
+                    Err(err) if group == Group::Extra => {
+                        return Err(format!(
+                            "extra tool `{}` cannot be bound: {err}",
+                            planned.name
+                        ));
+                    }
+                    Err(err) => tracing::warn!(
+                        tool = planned.name,
+                        "tool `{}` of the chat left out of the session: {err}",
                         planned.name
-                    ));
+                    ),
                 }
-                Err(err) => tracing::warn!(
-                    tool = planned.name,
-                    "tool `{}` of the chat left out of the session: {err}",
-                    planned.name
-                ),
-            },
+            }
         }
     }
     Ok(tools)
-}
-
-/// The session's tool names in order, for a chat that brings `send_message` alone.
-#[deprecated(
-    since = "0.2.0",
-    note = "use `plan`, which takes the chat's tools and the caller's extras"
-)]
-pub fn tool_names(spec: &SessionSpec, chat_bound: bool) -> Vec<String> {
-    let chat: &[ChatTool] = if chat_bound {
-        &[ChatTool::SEND_MESSAGE]
-    } else {
-        &[]
-    };
-    plan(spec, chat, &Extras::new())
-        .map(|plan| plan.iter().map(|p| p.name.to_string()).collect())
-        .unwrap_or_default()
 }
 
 /// Whether `name` is one of the delegation tools.

@@ -7,8 +7,11 @@ use cy_tools::approval::{Approval, ApprovalPolicy, Approver};
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::StateMap;
 use cy_tools::{
-    Chat, CodeExecutor, Coordinator, ExecutionLog, ExecutorSpec, Sandbox, ServiceError,
-    ServiceErrorKind, SessionSpec, SpecStore, ToolContext, ToolRegistry,
+    SessionSpec, ToolContext, ToolRegistry,
+    services::{
+        Chat, CodeExecutor, Coordinator, ExecutionLog, Sandbox, ServiceError, ServiceErrorKind,
+    },
+    session::{ExecutorSpec, SpecStore},
 };
 
 use super::children::ChildFactory;
@@ -16,7 +19,8 @@ use super::code_mode;
 use super::compose::{self, Extras};
 use super::rules::{check_spec, invalid};
 use super::tree_coordinator::TreeCoordinator;
-use super::{KeyedLog, LocalChat, Session, SubagentRunner, TenantCoordinator};
+use super::{KeyedLog, LocalChat, SubagentRunner, TenantCoordinator};
+use cy_tools::Session;
 use super::{host_files, workspace};
 use crate::store::SqliteStore;
 use cy_tools::approval::SpentNonces;
@@ -410,7 +414,7 @@ impl LocalSessionFactory {
         let mut context = ToolContext::new(spec.identity.clone())
             .with_env(Arc::clone(&env))
             .with_executor(code_mode.executor())
-            .with_store(Arc::clone(&log))
+            .with_log(Arc::clone(&log))
             .with_coordinator(self.session_coordinator(&spec))
             .with_state_map(&self.host.state)
             .with_state_map(extras.state())

@@ -10,7 +10,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 /// Refuses when `store` (the embedded store's folder, which may not exist yet) is `workspace`
 /// or inside it.

@@ -2,7 +2,10 @@
 
 use std::sync::Arc;
 
-use cy_tools::{BoxFuture, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind, UsageEntry};
+use cy_tools::{
+    BoxFuture,
+    services::{ExecutionLog, LogEntry, ServiceError, ServiceErrorKind, UsageEntry},
+};
 
 /// The execution log as one session sees it: it records under that session's id only and reads
 /// back only that session's entries. A child's context carries one keyed by the child, so
@@ -11,7 +14,7 @@ use cy_tools::{BoxFuture, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// use std::sync::Arc;
-/// use cy_tools::{memory::MemoryLog, ExecutionLog};
+/// use cy_tools::{memory::MemoryLog, services::ExecutionLog};
 /// use cy_tools_session::KeyedLog;
 ///
 /// let log = KeyedLog::new(Arc::new(MemoryLog::new()), "s-1.worker-1");

@@ -5,7 +5,7 @@
 //!
 //! * [`LocalSessionFactory`]: `create(spec)`, `resume(id)` and `spawn_child`, from the host's
 //!   infrastructure (registry, store, coordinator, chat, subagent runner).
-//! * [`Session`] (the core's, re-exported): a bound toolset whose every call is recorded in the
+//! * What it builds is the core's [`Session`](cy_tools::Session): a bound toolset whose every call is recorded in the
 //!   execution log.
 //! * [`SubagentRunner`]: the application's agent loop, which `delegate` and `workflow` run a
 //!   child's task with.
@@ -46,7 +46,7 @@ pub mod tools;
 mod tree_coordinator;
 mod workspace;
 
-pub use cy_tools::Session;
+
 pub use factory::LocalSessionFactory;
 pub use host_files::{spec_outside, store_outside};
 pub use keyed_log::KeyedLog;

@@ -4,7 +4,10 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use cy_tools::{BoxFuture, Chat, ChatMessage, ServiceError, ServiceErrorKind};
+use cy_tools::{
+    BoxFuture,
+    services::{Chat, ChatMessage, ServiceError, ServiceErrorKind},
+};
 
 /// A chat for local runs: every message is kept in memory and, when the chat has a file,
 /// appended to it as one JSON line (`{"session_id": ..., "text": ...}`), so the conversation
@@ -12,7 +15,7 @@ use cy_tools::{BoxFuture, Chat, ChatMessage, ServiceError, ServiceErrorKind};
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// use cy_tools::{Chat, ChatMessage};
+/// use cy_tools::services::{Chat, ChatMessage};
 /// use cy_tools_session::LocalChat;
 ///
 /// let dir = tempfile::tempdir().unwrap();

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 #[cfg(feature = "postgres")]
 use cy_tools::ToolRegistry;
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 use super::LocalSessionFactory;
 use crate::store::StoreLocation;

@@ -3,7 +3,11 @@
 
 use std::path::Path;
 
-use cy_tools::{ServiceError, ServiceErrorKind, SessionSpec, SubagentProfile};
+use cy_tools::{
+    SessionSpec,
+    services::{ServiceError, ServiceErrorKind},
+    session::SubagentProfile,
+};
 
 use super::compose::is_delegation;
 

@@ -1,8 +1,8 @@
 //! `SubagentRunner`: the application's agent loop, as `delegate` and `workflow` see it.
 
-use cy_tools::{BoxFuture, CancellationToken, ServiceError, SubagentProfile};
+use cy_tools::{BoxFuture, CancellationToken, services::ServiceError, session::SubagentProfile};
 
-use super::Session;
+use cy_tools::Session;
 
 /// One task for a subagent: the child session it runs in, the profile it was made from, and
 /// what it is asked to do.

@@ -3,7 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cy_tools::{BoxFuture, Coordinator, ServiceError};
+use cy_tools::{
+    BoxFuture,
+    services::{Coordinator, ServiceError},
+};
 use serde_json::Value;
 
 /// A view of a shared coordinator in which session ids are those of one tenant: a session can
@@ -14,7 +17,7 @@ use serde_json::Value;
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use std::{sync::Arc, time::Duration};
-/// use cy_tools::{memory::MemoryCoordinator, Coordinator};
+/// use cy_tools::{memory::MemoryCoordinator, services::Coordinator};
 /// use cy_tools_session::TenantCoordinator;
 ///
 /// let shared = Arc::new(MemoryCoordinator::new());

@@ -10,7 +10,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cy_tools::{BoxFuture, Coordinator, ServiceError, ServiceErrorKind, SessionSpec, SpecStore};
+use cy_tools::{
+    BoxFuture, SessionSpec,
+    services::{Coordinator, ServiceError, ServiceErrorKind},
+    session::SpecStore,
+};
 use serde_json::Value;
 
 /// The coordinator of one subagent session: signals reach only sessions of its own tree (the

@@ -5,7 +5,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use cy_tools::{ExecutorSpec, Sandbox, ServiceError, SessionSpec, WorkspaceHost};
+use cy_tools::{
+    SessionSpec,
+    services::{Sandbox, ServiceError},
+    session::{ExecutorSpec, WorkspaceHost},
+};
 
 /// The path a session on an execution host names its workspace by.
 pub(super) const REMOTE_WORKSPACE: &str = "/workspace";
@@ -65,7 +69,7 @@ pub(super) fn open_remote(
     {
         let token = secrets(&host.token_var).ok_or_else(|| {
             ServiceError::new(
-                cy_tools::ServiceErrorKind::InvalidInput,
+                cy_tools::services::ServiceErrorKind::InvalidInput,
                 format!(
                     "session `{session_id}` keeps its workspace on `{}` with the token in `{}`, which is not set; set that environment variable (or give the factory a secrets lookup)",
                     host.url, host.token_var
@@ -82,7 +86,7 @@ pub(super) fn open_remote(
     {
         let _ = secrets;
         Err(ServiceError::new(
-            cy_tools::ServiceErrorKind::Unavailable,
+            cy_tools::services::ServiceErrorKind::Unavailable,
             format!(
                 "session `{session_id}` keeps its workspace on the execution host `{}`, but this build has no remote sandbox; build `cy-tools-builtin` with its `remote` feature",
                 host.url

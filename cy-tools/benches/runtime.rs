@@ -15,8 +15,11 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use cy_tools::memory::{MemoryChat, MemorySandbox};
 use cy_tools::{
-    BoxFuture, CallInfo, CancellationToken, Ctx, RawToolDefinition, SessionIdentity, ToolCall,
-    ToolContext, ToolDefinition, ToolRegistry, ToolResult, bind_tool, capability_set,
+    BoxFuture, CallInfo, CancellationToken, Ctx, SessionIdentity, ToolCall, ToolContext,
+    ToolRegistry, ToolResult,
+    binding::bind_tool,
+    capability::capability_set,
+    definition::{RawToolDefinition, ToolDefinition},
 };
 use serde::Deserialize;
 use serde_json::{Value, json};

@@ -8,7 +8,8 @@
 
 use cy_tools::__private::inventory;
 use cy_tools::{
-    BoxFuture, CallInfo, Ctx, ToolDefinition, ToolRegistration, ToolRegistry, ToolResult,
+    BoxFuture, CallInfo, Ctx, ToolRegistry, ToolResult, binding::ToolRegistration,
+    definition::ToolDefinition,
 };
 
 fn add<'a>(_: (), _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
@@ -30,7 +31,7 @@ fn main() {
 
 #[cfg(test)]
 mod tests {
-    use cy_tools::{RegistryError, ToolRegistry};
+    use cy_tools::{ToolRegistry, binding::RegistryError};
 
     #[test]
     fn duplicate_link_time_names_are_an_error_naming_both() {

@@ -48,6 +48,40 @@
 //!   [`memory`]); [`dialect`] exports tools in OpenAI's, Anthropic's, Gemini's and MCP's forms.
 //!
 //! The root holds the names most code uses; [`prelude`] is what a tool author imports.
+//!
+//! # One name per concept
+//!
+//! Every public item has one path: the root's names are not also in their modules, and a
+//! module's are not at the root (the [`prelude`] alone repeats some, as a one-line import).
+//!
+//! | concept | name |
+//! |---|---|
+//! | what a tool is, before any session | a definition: [`definition::ToolDefinition`] (typed), [`definition::RawToolDefinition`] (hand-written schema), [`definition::Definition`] (either, types erased) |
+//! | one session's services and state | [`ToolContext`], its identity [`SessionIdentity`] |
+//! | a definition bound to a session | [`BoundTool`]; a session's tools in order, a [`Toolset`] |
+//! | names to definitions, filled at link time | [`ToolRegistry`] |
+//! | a running session | [`Session`]: its context, its toolset, its log; rebuilt in any process from a [`SessionSpec`] of names |
+//! | the fields a tool may touch | capabilities, named as the context's fields: `env`, `execute_code`, `session`, `factory`, `log`, `coordinator`, `chat`; a tool declares them in `#[tool(capabilities(...))]` and its body gets a [`Ctx`] offering those alone ([`capability`] has the set as a value, [`capability::Capabilities`], for a hand-written definition [`capability::capability_set!`]) |
+//! | a session's workspace, as its tools see it | its sandbox view: the [`services::Sandbox`] trait (`cy-tools-sandbox`'s `SandboxView` on a local folder) |
+//! | the session's record of calls | its execution log: the `log` capability, the [`services::ExecutionLog`] trait, [`ToolContext::with_log`] |
+//! | what makes and runs a session's children | its child-session factory: the `factory` capability, the [`services::ChildSessionFactory`] trait (`cy-tools-session`'s `LocalSessionFactory` makes sessions from specs, and gives each session that may have children one of these) |
+//! | application objects a tool reaches by type | state: [`State`] in a tool, [`state::StateMap`] in a context |
+//!
+//! # Limits
+//!
+//! Each bounds something different, so each is its own type, set where that thing is decided:
+//!
+//! * [`services::ResourceLimits`]: what one process may use (CPU seconds, memory, processes), per
+//!   command or per sandbox;
+//! * `ExecLimits` (`cy-tools-sandbox`): a sandbox's commands as a whole: their resource limits,
+//!   isolation, timeout and output cap; code runs are commands, so `execute_code` is held to them
+//!   too;
+//! * `RunSlots` (`cy-tools-sandbox`): how many code runs a host runs at once, across sessions;
+//! * `CodeModeLimits` (`cy-tools-code-mode`): the calls one code-mode run may make back into its
+//!   session (how many, how large, how deep);
+//! * [`session::SubagentLimits`]: one subagent's turns, tokens and time, in its profile;
+//! * `AgentLimits` (`cy-tools-agent`): one model turn's parallel calls and bytes;
+//! * a tool's own timeout (`#[tool(timeout_ms = ...)]`).
 
 pub mod approval;
 pub mod binding;
@@ -63,71 +97,49 @@ pub mod state;
 use std::future::Future;
 use std::pin::Pin;
 
-pub use binding::{BoundTool, SessionIdentity, ToolContext, ToolRegistry, Toolset, bind_tool};
-pub use call::{CallInfo, Json, ToolCall, ToolError, ToolResult};
-pub use capability::Ctx;
+pub use binding::bound::BoundTool;
+pub use binding::context::{SessionIdentity, ToolContext};
+pub use binding::registry::ToolRegistry;
+pub use binding::toolset::Toolset;
+pub use call::info::{CallInfo, ToolCall};
+pub use call::into_result::{Json, ToolError};
+pub use call::result::ToolResult;
+pub use capability::ctx::Ctx;
 pub use cy_tools_macros::tool;
-pub use definition::{RawToolDefinition, ToolDefinition};
-pub use session::Session;
-pub use state::State;
+pub use session::live::Session;
+pub use session::spec::SessionSpec;
+pub use state::param::State;
 pub use tokio_util::sync::CancellationToken;
-// What argument and result types derive through: `#[tool]` names them here, and an application
-// can too instead of depending on them itself.
-pub use {schemars, serde, serde_json};
 
 /// A boxed, sendable future: what tool bodies and session services return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The items a tool author needs, in one import: the attribute, what a tool body takes and
 /// returns, and the service traits a tool takes as parameters.
+///
+/// ```
+/// use cy_tools::prelude::*;
+///
+/// /// Says hello.
+/// #[tool(register = false)]
+/// async fn hello(/** Who. */ name: String) -> Result<String, ToolError> {
+///     Ok(format!("hello, {name}"))
+/// }
+/// ```
 pub mod prelude {
-    pub use crate::binding::{BoundTool, SessionIdentity, ToolContext, ToolRegistry};
-    pub use crate::call::{
-        CallInfo, Content, IntoToolResult, Json, ToolCall, ToolError, ToolResult,
-    };
-    pub use crate::capability::Ctx;
+    pub use crate::call::{Content, IntoToolResult};
     pub use crate::definition::Definition;
     pub use crate::services::{
-        Chat, ChatMessage, CodeExecutor, Coordinator, ExecutionLog, Sandbox, SessionFactory,
+        Chat, ChatMessage, ChildSessionFactory, CodeExecutor, Coordinator, ExecutionLog, Sandbox,
     };
-    pub use crate::state::State;
-    pub use crate::{CancellationToken, tool};
+    pub use crate::{
+        BoundTool, CallInfo, CancellationToken, Ctx, Json, SessionIdentity, State, ToolCall,
+        ToolContext, ToolError, ToolRegistry, ToolResult, tool,
+    };
 }
 
-// The paths of the previous release, when everything sat at the root: kept, out of the
-// documentation, for one release so code written against them still builds.
-#[cfg(unix)]
-#[doc(hidden)]
-pub use services::PassedFd;
-#[doc(hidden)]
-#[allow(deprecated)]
-pub use {
-    binding::{
-        AgentTool, BindError, BuildReport, IntoSharedContext, LeftOut, RegistryError, ToolFactory,
-        ToolRegistration,
-    },
-    call::{Content, IntoToolResult},
-    capability::{Capabilities, Capability, CapabilitySet, Caps, NoCapabilities},
-    definition::{
-        Definition, Definition as DynTool, Handler, MAX_TOOL_NAME_LEN, RawHandler, Schema,
-        ToolAnnotations, ToolMeta, is_valid_tool_name,
-    },
-    dialect::{Dialect, DialectError},
-    services::{
-        Chat, ChatMessage, ChildOutcome, ChildRequest, ChildSession, CodeExecutor, CodeOptions,
-        Coordinator, DirEntryInfo, EntryKind, ExecOptions, ExecutionLog, LogEntry, ProcessInfo,
-        ProcessOutput, ProcessTable, ResourceLimits, Sandbox, SdkCalls, SearchMatch, SearchOptions,
-        SearchResult, ServiceError, ServiceErrorKind, SessionFactory, ShellResult, UsageEntry,
-        WalkOptions, WalkResult,
-    },
-    session::{
-        ExecutorSpec, ModelProvider, ModelSpec, SessionSpec, SpecStore, SubagentLimits,
-        SubagentProfile, WorkspaceHost,
-    },
-    state::{StateMap, StateType},
-};
-
-/// Not public API. Used by generated code.
+/// Not public API. Used by generated code: `#[tool]` and `capability_set!` reach everything
+/// they need through here, so the public names can change without breaking them.
 #[doc(hidden)]
 pub mod __private {
     pub use inventory;
@@ -137,15 +149,19 @@ pub mod __private {
 
     pub use cy_tools_macros::capability_set;
 
-    pub use crate::capability::AllCapabilities;
+    pub use crate::binding::ToolRegistration;
+    pub use crate::call::box_result;
+    pub use crate::capability::{AllCapabilities, Caps, NoCapabilities};
     pub use crate::definition::schema::{
         OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, output_schema_of,
         schemas_generated,
     };
     pub use crate::definition::validate::CompiledSchema;
-
-    use crate::BoxFuture;
-    use crate::call::ToolResult;
+    pub use crate::definition::{
+        Arg, ArgReader, ArgSchemaFns, ToolAnnotations, ToolDefinition, deserialize_arg,
+    };
+    pub use crate::state::StateType;
+    pub use crate::{BoxFuture, CallInfo, Ctx, State, ToolResult};
 
     /// Not public API. Used by generated code: an answer that is ready, as a tool body's
     /// future.

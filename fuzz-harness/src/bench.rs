@@ -40,7 +40,7 @@ impl Bench {
             .with_env(env)
             .with_executor(Arc::new(services::RefusingExecutor))
             .with_factory(Arc::new(services::InstantFactory))
-            .with_store(Arc::new(services::NullLog))
+            .with_log(Arc::new(services::NullLog))
             .with_coordinator(Arc::clone(&coordinator) as _)
             .with_chat(Arc::new(services::NullChat));
         let registry = ToolRegistry::linked()

@@ -6,10 +6,13 @@ use std::time::Duration;
 
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::{
-    BoxFuture, CancellationToken, Chat, ChatMessage, ChildOutcome, ChildRequest, CodeExecutor,
-    CodeOptions, Coordinator, DirEntryInfo, ExecOptions, ExecutionLog, LogEntry, ProcessInfo,
-    ProcessOutput, ProcessTable, Sandbox, SearchOptions, SearchResult, ServiceError,
-    ServiceErrorKind, Session, SessionFactory, ShellResult, WalkOptions, WalkResult,
+    BoxFuture, CancellationToken, Session,
+    services::{
+        Chat, ChatMessage, ChildOutcome, ChildRequest, ChildSessionFactory, CodeExecutor,
+        CodeOptions, Coordinator, DirEntryInfo, ExecOptions, ExecutionLog, LogEntry, ProcessInfo,
+        ProcessOutput, ProcessTable, Sandbox, SearchOptions, SearchResult, ServiceError,
+        ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+    },
 };
 
 fn refused(what: &str) -> ServiceError {
@@ -188,7 +191,7 @@ impl CodeExecutor for RefusingExecutor {
 /// echoes the task, profile `failing` fails, any other profile is unknown.
 pub struct InstantFactory;
 
-impl SessionFactory for InstantFactory {
+impl ChildSessionFactory for InstantFactory {
     fn remaining_depth(&self) -> u32 {
         1
     }

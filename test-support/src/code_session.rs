@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use cy_tools::{
-    BoundTool, CancellationToken, CodeExecutor, SessionIdentity, ToolCall, ToolContext, ToolResult,
-    bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult,
+    binding::bind_tool, services::CodeExecutor,
 };
 use cy_tools_remote::RemoteExecutor;
 use cy_tools_remote::control_server::ControlServerConfig;

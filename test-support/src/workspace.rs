@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cy_tools::Sandbox;
+use cy_tools::services::Sandbox;
 use cy_tools_remote::RemoteSandbox;
 use cy_tools_sandbox::{ExecLimits, LocalSandbox};
 

@@ -1,8 +1,8 @@
 //! Workspace file tools: a `Ctx` parameter, a context field taken directly, defaults and
 //! optional arguments.
 
-use cy_tools::Sandbox;
 use cy_tools::prelude::*;
+use cy_tools::services::Sandbox;
 
 /// Read a UTF-8 text file from the session workspace.
 #[tool(capabilities(env), read_only)]

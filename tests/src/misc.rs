@@ -1,8 +1,8 @@
 //! Small tools for the other features: no parameters, an `#[args]` struct, a renamed tool,
 //! per-call data, several capabilities, a timeout and `register = false`.
 
-use cy_tools::ChatMessage;
 use cy_tools::prelude::*;
+use cy_tools::services::ChatMessage;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

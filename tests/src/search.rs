@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use cy_tools::Sandbox;
 use cy_tools::prelude::*;
+use cy_tools::services::Sandbox;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 

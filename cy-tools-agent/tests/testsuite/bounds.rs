@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use cy_tools::{CancellationToken, ModelProvider};
+use cy_tools::{CancellationToken, session::ModelProvider};
 use cy_tools_agent::{Agent, AgentErrorKind, AgentRun, Ending, LimitReached, Usage};
 use serde_json::json;
 

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use cy_tools::{CancellationToken, ModelProvider};
+use cy_tools::{CancellationToken, session::ModelProvider};
 use cy_tools_agent::{Agent, Ending, LimitReached};
 
 use super::{Recorder, config, setup};

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use cy_tools::memory::{MemoryLog, MemorySpecs};
-use cy_tools::{ModelProvider, Session, SessionSpec, ToolRegistry, ToolResult};
+use cy_tools::{Session, SessionSpec, ToolRegistry, ToolResult, session::ModelProvider};
 use cy_tools_agent::{AgentConfig, AgentEvents, ModelCall, RetryPolicy};
 use cy_tools_session::LocalSessionFactory;
 

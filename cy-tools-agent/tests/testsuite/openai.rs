@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use cy_tools::{CancellationToken, ExecutionLog, ModelProvider};
+use cy_tools::{CancellationToken, services::ExecutionLog, session::ModelProvider};
 use cy_tools_agent::{Agent, AgentErrorKind, Ending, Usage};
 use serde_json::json;
 

@@ -6,8 +6,9 @@ use std::sync::Arc;
 
 use cy_tools::memory::{MemoryLog, MemorySpecs};
 use cy_tools::{
-    CancellationToken, ExecutionLog, ModelProvider, ModelSpec, SessionSpec, SpecStore,
-    SubagentLimits, SubagentProfile, ToolCall, ToolRegistry,
+    CancellationToken, SessionSpec, ToolCall, ToolRegistry,
+    services::ExecutionLog,
+    session::{ModelProvider, ModelSpec, SpecStore, SubagentLimits, SubagentProfile},
 };
 use cy_tools_agent::{Agent, AgentConfig, Ending, ModelRunner, Quiet};
 use cy_tools_session::LocalSessionFactory;

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cy_tools::{
-    BoundTool, CancellationToken, CodeExecutor, SessionIdentity, ToolCall, ToolContext, bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, binding::bind_tool,
+    services::CodeExecutor,
 };
 use cy_tools_remote::RemoteExecutor;
 use cy_tools_remote::control_server::{ControlServer, ControlServerConfig};

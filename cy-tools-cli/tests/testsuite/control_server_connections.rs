@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use cy_tools::{CodeExecutor, CodeOptions};
+use cy_tools::services::{CodeExecutor, CodeOptions};
 use cy_tools_remote::RemoteExecutor;
 use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use cy_tools::approval::{Approval, ApprovalPolicy, ApprovalRequest, Approver, Decision};
 use cy_tools::memory::MemoryLog;
 use cy_tools::{
-    BoxFuture, CancellationToken, ExecutionLog, Sandbox, Session, SessionIdentity, ToolCall,
-    ToolContext, ToolRegistry,
+    BoxFuture, CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
+    services::{ExecutionLog, Sandbox},
 };
 use cy_tools_code_mode::CodeModeExecutor;
 use cy_tools_sandbox::{LocalSandbox, executor::LocalExecutor};
@@ -59,7 +59,7 @@ async fn run_nested_write(
     let context = ToolContext::new(SessionIdentity::root("s-approve", "tenant"))
         .with_env(env)
         .with_executor(executor.clone())
-        .with_store(log.clone())
+        .with_log(log.clone())
         .with_approval(Approval::new(ApprovalPolicy::Destructive));
     let tools = ToolRegistry::linked()
         .unwrap()

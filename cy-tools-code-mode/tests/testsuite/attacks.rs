@@ -13,7 +13,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cy_tools::{
-    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult, bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult,
+    binding::bind_tool,
 };
 use cy_tools_code_mode::CodeModeLimits;
 use cy_tools_remote::RemoteExecutor;

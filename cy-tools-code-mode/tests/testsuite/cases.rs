@@ -38,7 +38,7 @@ print(json.dumps({"text": text, "stats": stats, "written": written}))
             .await;
         assert_eq!(
             tally.content,
-            [cy_tools::Content::json(out["stats"].clone())]
+            [cy_tools::call::Content::json(out["stats"].clone())]
         );
         let (words, distinct) = (&out["stats"]["words"], &out["stats"]["distinct"]);
         assert!(words.as_u64().unwrap() >= 6 && distinct.as_u64().unwrap() >= 4);

@@ -9,8 +9,9 @@ use std::time::Duration;
 use cy_tools::memory::MemoryLog;
 use cy_tools::prelude::*;
 use cy_tools::{
-    BoxFuture, CancellationToken, CodeExecutor, Json, Sandbox, Session, SessionIdentity, ToolCall,
-    ToolContext, ToolRegistry, ToolResult, Toolset,
+    BoxFuture, CancellationToken, Json, Session, SessionIdentity, ToolCall, ToolContext,
+    ToolRegistry, ToolResult, Toolset,
+    services::{CodeExecutor, Sandbox},
 };
 use cy_tools_code_mode::{
     Approval, ApprovalHook, ApprovalRequest, CodeModeExecutor, CodeModeLimits,
@@ -198,7 +199,7 @@ impl Harness {
         let context = ToolContext::new(SessionIdentity::root(SESSION, "tenant"))
             .with_env(env)
             .with_executor(executor)
-            .with_store(log.clone());
+            .with_log(log.clone());
         let tools = ToolRegistry::linked().unwrap().build(TOOLS, &context);
         assert_eq!(tools.names(), TOOLS);
         let session = Arc::new(Session::new(Arc::new(context), tools.clone()));

@@ -33,8 +33,8 @@ async fn an_unbound_executor_says_how_to_bind_it() {
 #[tokio::test]
 async fn nested_calls_are_stored_under_their_parent_in_the_sqlite_store() {
     use cy_tools::{
-        CancellationToken, ExecutionLog, Sandbox, Session, SessionIdentity, ToolCall, ToolContext,
-        ToolRegistry,
+        CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
+        services::{ExecutionLog, Sandbox},
     };
     use cy_tools_code_mode::CodeModeExecutor;
     use cy_tools_sandbox::{LocalSandbox, executor::LocalExecutor};
@@ -54,7 +54,7 @@ async fn nested_calls_are_stored_under_their_parent_in_the_sqlite_store() {
     let context = ToolContext::new(SessionIdentity::root("s-db", "tenant"))
         .with_env(env)
         .with_executor(executor.clone())
-        .with_store(Arc::clone(&store));
+        .with_log(Arc::clone(&store));
     let tools = ToolRegistry::linked()
         .unwrap()
         .build(&["execute_code", "read_file", "tally"], &context);

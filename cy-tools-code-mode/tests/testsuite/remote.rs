@@ -10,7 +10,7 @@ use crate::support::backend::Backend;
 
 #[tokio::test]
 async fn a_wrong_server_token_is_refused_before_anything_runs() {
-    use cy_tools::{CodeExecutor, CodeOptions};
+    use cy_tools::services::{CodeExecutor, CodeOptions};
     use cy_tools_code_mode::CodeModeExecutor;
     use cy_tools_remote::RemoteExecutor;
 

@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use cy_tools::{
-    CancellationToken, Sandbox, Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
-    ToolResult,
+    CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry, ToolResult,
+    services::Sandbox,
 };
 use cy_tools_code_mode::{CodeModeExecutor, ToolsModule};
 use cy_tools_sandbox::{LocalSandbox, executor::LocalExecutor};

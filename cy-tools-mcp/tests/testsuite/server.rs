@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use cy_tools::prelude::*;
-use cy_tools::{CancellationToken, Dialect, Toolset};
+use cy_tools::{CancellationToken, Toolset, dialect::Dialect};
 use cy_tools_sandbox::LocalSandbox;
 use serde_json::{Value, json};
 

@@ -7,7 +7,7 @@ use axum::body::Body;
 use axum::http::header::{CONNECTION, CONTENT_LENGTH};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::Response;
-use cy_tools::ServiceErrorKind;
+use cy_tools::services::ServiceErrorKind;
 use http_body_util::LengthLimitError;
 use serde::de::DeserializeOwned;
 use tokio::sync::OwnedSemaphorePermit;

@@ -7,7 +7,7 @@
 //! what keep one client's command from taking the machine. (Timeouts need no clamp here: the
 //! sandbox already refuses one above the host's `max_timeout`.)
 
-use cy_tools::{ExecOptions, ResourceLimits};
+use cy_tools::services::{ExecOptions, ResourceLimits};
 
 use cy_tools_sandbox::ExecLimits;
 

@@ -25,8 +25,8 @@ use axum::http::header::{CONNECTION, UPGRADE};
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use cy_tools::{
-    BoxFuture, CancellationToken, CodeExecutor, CodeOptions, SdkCalls, ServiceError,
-    ServiceErrorKind,
+    BoxFuture, CancellationToken,
+    services::{CodeExecutor, CodeOptions, SdkCalls, ServiceError, ServiceErrorKind},
 };
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};

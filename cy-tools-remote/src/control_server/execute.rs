@@ -10,7 +10,10 @@ use axum::extract::{ConnectInfo, Path, State};
 use axum::http::header::CONTENT_TYPE;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use cy_tools::{CancellationToken, CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind};
+use cy_tools::{
+    CancellationToken,
+    services::{CodeExecutor, CodeOptions, ServiceError, ServiceErrorKind},
+};
 use serde::Serialize;
 use tokio::sync::Semaphore;
 

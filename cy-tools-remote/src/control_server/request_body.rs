@@ -12,7 +12,7 @@ use axum::body::{Body, Bytes};
 use axum::http::header::CONNECTION;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::Response;
-use cy_tools::ServiceErrorKind;
+use cy_tools::services::ServiceErrorKind;
 use http_body_util::{BodyExt, Limited};
 
 use super::execute::refuse;

@@ -9,7 +9,7 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use cy_tools::{Sandbox, ServiceError, ServiceErrorKind};
+use cy_tools::services::{Sandbox, ServiceError, ServiceErrorKind};
 use serde_json::Value;
 
 use super::admission::{Admitted, Expected, admit};

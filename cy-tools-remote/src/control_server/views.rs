@@ -21,10 +21,10 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use axum::http::StatusCode;
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 use super::execute::ServerState;
-use cy_tools_sandbox::SessionEnv;
+use cy_tools_sandbox::SandboxView;
 
 /// The views kept, by workspace and scope.
 pub(super) struct Views {
@@ -34,7 +34,7 @@ pub(super) struct Views {
 }
 
 struct Kept {
-    env: SessionEnv,
+    env: SandboxView,
     /// Shared with each [`Lease`] on the view: more than one holder means a request is using
     /// it.
     activity: Arc<Mutex<Activity>>,
@@ -49,7 +49,7 @@ struct Activity {
 
 /// A view lent to one request; dropping it marks the view used now.
 pub(super) struct Lease {
-    pub(super) env: SessionEnv,
+    pub(super) env: SandboxView,
     activity: Arc<Mutex<Activity>>,
 }
 
@@ -91,7 +91,7 @@ impl Views {
     pub(super) fn lease(
         &self,
         key: &str,
-        open: impl FnOnce() -> Result<SessionEnv, ServiceError>,
+        open: impl FnOnce() -> Result<SandboxView, ServiceError>,
     ) -> Result<Lease, (StatusCode, ServiceError)> {
         let mut kept = lock(&self.kept);
         self.release_idle(&mut kept);
@@ -198,7 +198,7 @@ fn make_room(kept: &mut HashMap<String, Kept>) -> bool {
 }
 
 /// Removes staging files on the blocking pool, keeping the view open until they are gone.
-fn remove_staged(env: &SessionEnv, staged: Vec<String>) {
+fn remove_staged(env: &SandboxView, staged: Vec<String>) {
     if staged.is_empty() {
         return;
     }
@@ -239,7 +239,7 @@ mod tests {
     use super::*;
     use cy_tools_sandbox::LocalSandbox;
 
-    fn open(dir: &std::path::Path) -> impl FnOnce() -> Result<SessionEnv, ServiceError> {
+    fn open(dir: &std::path::Path) -> impl FnOnce() -> Result<SandboxView, ServiceError> {
         let env = LocalSandbox::new(dir).unwrap().env();
         move || Ok(env)
     }

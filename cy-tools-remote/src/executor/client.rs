@@ -5,7 +5,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cy_tools::{
-    BoxFuture, CodeExecutor, CodeOptions, SdkCalls, ServiceError, ServiceErrorKind, ShellResult,
+    BoxFuture,
+    services::{CodeExecutor, CodeOptions, SdkCalls, ServiceError, ServiceErrorKind, ShellResult},
 };
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;

@@ -2,7 +2,7 @@
 //!
 //! `POST /v1/sessions/{session_id}/execute` with `Authorization: Bearer <token>` and an
 //! [`ExecuteRequest`] as JSON. A finished run (whatever its exit code) answers `200` with a
-//! [`ShellResult`](cy_tools::ShellResult) as JSON; anything else answers an [`ErrorReply`]:
+//! [`ShellResult`](cy_tools::services::ShellResult) as JSON; anything else answers an [`ErrorReply`]:
 //!
 //! | status | meaning |
 //! |---|---|
@@ -16,7 +16,7 @@
 //! Closing the connection before the answer cancels the run: the server kills it and every
 //! process it started.
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, BufReader};
 

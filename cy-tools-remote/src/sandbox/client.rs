@@ -5,8 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cy_tools::{
-    BoxFuture, DirEntryInfo, ExecOptions, ProcessTable, Sandbox, SearchOptions, SearchResult,
-    ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+    BoxFuture,
+    services::{
+        DirEntryInfo, ExecOptions, ProcessTable, Sandbox, SearchOptions, SearchResult,
+        ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+    },
 };
 use hyper::Uri;
 use serde::de::DeserializeOwned;
@@ -37,7 +40,7 @@ pub const DEFAULT_CHUNK_BYTES: usize = 512 * 1024;
 /// the server through a tunnel or a TLS-terminating proxy.
 ///
 /// ```
-/// use cy_tools::Sandbox;
+/// use cy_tools::services::Sandbox;
 /// use cy_tools_remote::RemoteSandbox;
 ///
 /// let sandbox = RemoteSandbox::new("http://127.0.0.1:8700", "s-1", "a-long-shared-secret").unwrap();

@@ -4,7 +4,10 @@
 
 use std::sync::Arc;
 
-use cy_tools::{BoxFuture, ExecOptions, ProcessInfo, ProcessOutput, ProcessTable, ServiceError};
+use cy_tools::{
+    BoxFuture,
+    services::{ExecOptions, ProcessInfo, ProcessOutput, ProcessTable, ServiceError},
+};
 use serde::de::DeserializeOwned;
 
 use super::transport::Transport;
@@ -28,7 +31,7 @@ impl RemoteProcessTable {
         })
         .map_err(|err| {
             ServiceError::new(
-                cy_tools::ServiceErrorKind::Other,
+                cy_tools::services::ServiceErrorKind::Other,
                 format!("could not encode the request: {err}"),
             )
         })?;

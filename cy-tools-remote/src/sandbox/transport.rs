@@ -10,7 +10,7 @@ use std::pin::pin;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;
 use hyper::client::conn::http1::{Connection, SendRequest};

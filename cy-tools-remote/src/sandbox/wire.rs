@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use cy_tools::{
+use cy_tools::services::{
     ExecOptions, ResourceLimits, SearchOptions, ServiceError, ServiceErrorKind, WalkOptions,
 };
 use serde::{Deserialize, Serialize};
@@ -44,8 +44,8 @@ pub struct SandboxRequest {
     pub op: SandboxOp,
 }
 
-/// An operation of the sandbox endpoint, one per [`Sandbox`](cy_tools::Sandbox) and
-/// [`ProcessTable`](cy_tools::ProcessTable) method.
+/// An operation of the sandbox endpoint, one per [`Sandbox`](cy_tools::services::Sandbox) and
+/// [`ProcessTable`](cy_tools::services::ProcessTable) method.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 #[allow(missing_docs)]
@@ -81,27 +81,27 @@ pub enum SandboxOp {
     Abandon { upload: String },
     /// Answers `null`.
     Remove { path: String },
-    /// Answers a [`DirEntryInfo`](cy_tools::DirEntryInfo).
+    /// Answers a [`DirEntryInfo`](cy_tools::services::DirEntryInfo).
     Stat { path: String },
-    /// Answers a list of [`DirEntryInfo`](cy_tools::DirEntryInfo).
+    /// Answers a list of [`DirEntryInfo`](cy_tools::services::DirEntryInfo).
     ListDir { path: String },
-    /// Answers a [`WalkResult`](cy_tools::WalkResult).
+    /// Answers a [`WalkResult`](cy_tools::services::WalkResult).
     Walk { path: String, options: WireWalk },
-    /// Answers a [`SearchResult`](cy_tools::SearchResult).
+    /// Answers a [`SearchResult`](cy_tools::services::SearchResult).
     Search { path: String, options: WireSearch },
-    /// Answers a [`ShellResult`](cy_tools::ShellResult).
+    /// Answers a [`ShellResult`](cy_tools::services::ShellResult).
     Exec { command: String, options: WireExec },
-    /// Answers a [`ProcessInfo`](cy_tools::ProcessInfo).
+    /// Answers a [`ProcessInfo`](cy_tools::services::ProcessInfo).
     Start { command: String, options: WireExec },
-    /// Answers a [`ProcessInfo`](cy_tools::ProcessInfo).
+    /// Answers a [`ProcessInfo`](cy_tools::services::ProcessInfo).
     Status { id: String },
-    /// Answers a [`ProcessOutput`](cy_tools::ProcessOutput).
+    /// Answers a [`ProcessOutput`](cy_tools::services::ProcessOutput).
     Output { id: String },
     /// Answers `null`.
     WriteStdin { id: String, data: String },
-    /// Answers a [`ProcessInfo`](cy_tools::ProcessInfo).
+    /// Answers a [`ProcessInfo`](cy_tools::services::ProcessInfo).
     Kill { id: String },
-    /// Answers a list of [`ProcessInfo`](cy_tools::ProcessInfo).
+    /// Answers a list of [`ProcessInfo`](cy_tools::services::ProcessInfo).
     List {},
 }
 

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use cy_tools::{ExecOptions, ResourceLimits, Sandbox};
+use cy_tools::services::{ExecOptions, ResourceLimits, Sandbox};
 use cy_tools_remote::RemoteSandbox;
 use cy_tools_sandbox::ExecLimits;
 

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use cy_tools::{ExecOptions, Sandbox, ServiceErrorKind};
+use cy_tools::services::{ExecOptions, Sandbox, ServiceErrorKind};
 use cy_tools_remote::RemoteSandbox;
 use cy_tools_remote::control_server::ControlServerConfig;
 

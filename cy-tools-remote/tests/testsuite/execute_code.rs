@@ -20,7 +20,7 @@ async fn each_session_id_gets_its_own_workspace() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), |_| {});
     let write = |session: &str| RemoteExecutor::new(&server.endpoint(), session, TOKEN).unwrap();
-    use cy_tools::{CodeExecutor, CodeOptions};
+    use cy_tools::services::{CodeExecutor, CodeOptions};
     // The run's own script is a hidden fresh file; the listing leaves hidden names out.
     let code = "import os\nopen('mine.txt', 'w').write(os.getcwd())\nprint(sorted(n for n in os.listdir('.') if n[0] != '.'))";
     let a = write("alpha")
@@ -310,7 +310,7 @@ async fn token_from_env_in_child_process() {
     let token = std::env::var("CY_TEST_CONTROL_TOKEN").expect(
         "run by `the_token_is_read_from_the_named_environment_variable`, which sets `CY_TEST_CONTROL_TOKEN`; run that test instead",
     );
-    use cy_tools::{CodeExecutor, CodeOptions};
+    use cy_tools::services::{CodeExecutor, CodeOptions};
     let dir = tempfile::tempdir().unwrap();
     let mut config = ControlServerConfig::new("127.0.0.1:0".parse().unwrap(), dir.path());
     config.token_env = "CY_TEST_CONTROL_TOKEN".into();

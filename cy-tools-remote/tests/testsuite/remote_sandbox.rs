@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use cy_tools::{ExecOptions, Sandbox, ServiceErrorKind};
+use cy_tools::services::{ExecOptions, Sandbox, ServiceErrorKind};
 use cy_tools_remote::RemoteSandbox;
 
 use crate::support::loopback_server::{Server, TOKEN};

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Stdio;
 
-use cy_tools::{PassedFd, ResourceLimits, ServiceError, ServiceErrorKind};
+use cy_tools::services::{PassedFd, ResourceLimits, ServiceError, ServiceErrorKind};
 use tokio::process::{Child, Command};
 
 use super::cgroup::ViewCgroup;

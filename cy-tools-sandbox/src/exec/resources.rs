@@ -10,7 +10,7 @@
 
 use std::sync::Once;
 
-use cy_tools::ResourceLimits;
+use cy_tools::services::ResourceLimits;
 
 use super::cgroup::{RunCgroup, ViewCgroup};
 

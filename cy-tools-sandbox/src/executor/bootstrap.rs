@@ -1,5 +1,5 @@
 //! The bootstrap a run starts in when its code must import modules from folders of the host's
-//! choosing ([`CodeOptions::python_path`](cy_tools::CodeOptions::python_path): code mode's
+//! choosing ([`CodeOptions::python_path`](cy_tools::services::CodeOptions::python_path): code mode's
 //! `cy_sdk`).
 //!
 //! `PYTHONPATH` is not enough: Python's isolated mode (`python3 -I`) ignores it and leaves the
@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 /// The variable naming the code's file, for the bootstrap (which removes it before the code
 /// runs).

@@ -4,8 +4,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use cy_tools::{
-    BoxFuture, CodeExecutor, CodeOptions, ExecOptions, Sandbox, ServiceError, ServiceErrorKind,
-    ShellResult,
+    BoxFuture,
+    services::{
+        CodeExecutor, CodeOptions, ExecOptions, Sandbox, ServiceError, ServiceErrorKind,
+        ShellResult,
+    },
 };
 
 use super::bootstrap;
@@ -42,7 +45,7 @@ pub const DEFAULT_COMMAND: &str = "{python} {file}";
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use std::sync::Arc;
-/// use cy_tools::{CodeExecutor, CodeOptions};
+/// use cy_tools::services::{CodeExecutor, CodeOptions};
 /// use cy_tools_sandbox::{LocalSandbox, executor::LocalExecutor};
 ///
 /// let dir = tempfile::tempdir().unwrap();

@@ -1,4 +1,4 @@
-//! The local [`CodeExecutor`](cy_tools::CodeExecutor) behind the `execute_code` tool.
+//! The local [`CodeExecutor`](cy_tools::services::CodeExecutor) behind the `execute_code` tool.
 //!
 //! * [`LocalExecutor`]: writes the code into the session's sandbox and runs it there with a
 //!   configurable command (`{python} {file}` by default: `uv run --script` where `uv` is
@@ -8,18 +8,15 @@
 //!
 //! Both hold runs to the [`ExecLimits`](crate::ExecLimits) of the sandbox the code runs in
 //! (the local one, or the control server's) and give the same
-//! [`ShellResult`](cy_tools::ShellResult) for the same code, so the tool reads alike whichever
+//! [`ShellResult`](cy_tools::services::ShellResult) for the same code, so the tool reads alike whichever
 //! backend a session gets.
 
 mod bootstrap;
-mod limits;
 mod local;
 mod python;
 mod script;
 mod slots;
 
-#[allow(deprecated)]
-pub use limits::RunLimits;
 pub use local::{CANCELLED, DEFAULT_COMMAND, LocalExecutor};
 pub use python::{PYTHON, PythonRunner};
 pub use slots::RunSlots;

@@ -10,7 +10,10 @@ use std::path::PathBuf;
 use std::sync::{Arc, LazyLock, Mutex, Weak};
 use std::time::Duration;
 
-use cy_tools::{CancellationToken, Sandbox, ServiceError, ServiceErrorKind};
+use cy_tools::{
+    CancellationToken,
+    services::{Sandbox, ServiceError, ServiceErrorKind},
+};
 use tokio::sync::OwnedMutexGuard;
 
 /// The script file of one run; a fresh one is removed when this is dropped.

@@ -3,7 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cy_tools::{CancellationToken, ServiceError, ServiceErrorKind};
+use cy_tools::{
+    CancellationToken,
+    services::{ServiceError, ServiceErrorKind},
+};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// A host-wide cap on code runs at once, shared by every executor holding a clone.

@@ -50,7 +50,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::{Arc, LazyLock, Mutex, OnceLock};
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 use serde::{Deserialize, Serialize};
 
 pub(crate) use sys::{ChildSetup, install};

@@ -13,7 +13,7 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 use super::sys::{self, NamespacePlan, Namespaces};
 

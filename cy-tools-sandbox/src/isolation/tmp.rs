@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 /// A folder (mode `0700`) under the host's temporary folder that only the commands of one
 /// sandbox view may write, removed with everything in it when dropped.

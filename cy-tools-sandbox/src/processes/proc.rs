@@ -6,7 +6,7 @@ use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use cy_tools::{ProcessInfo, ProcessOutput, ServiceError, ServiceErrorKind};
+use cy_tools::services::{ProcessInfo, ProcessOutput, ServiceError, ServiceErrorKind};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout};
 use tokio::sync::watch;

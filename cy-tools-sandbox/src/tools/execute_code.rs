@@ -1,5 +1,5 @@
 //! `execute_code`: run Python the model wrote in the session's sandbox, locally or on a remote
-//! sandbox host, whichever [`CodeExecutor`](cy_tools::CodeExecutor) the session was built with.
+//! sandbox host, whichever [`CodeExecutor`](cy_tools::services::CodeExecutor) the session was built with.
 //!
 //! Defined with a hand-written schema ([`RawToolDefinition`]) as the one raw tool; its arguments are
 //! still validated against that schema before the body runs.
@@ -8,8 +8,10 @@ use std::time::Duration;
 
 use cy_tools::services::ProgressCounter;
 use cy_tools::{
-    BoxFuture, CallInfo, CodeOptions, Ctx, RawToolDefinition, ShellResult, ToolAnnotations,
-    ToolResult, capability_set,
+    BoxFuture, CallInfo, Ctx, ToolResult,
+    capability::capability_set,
+    definition::{RawToolDefinition, ToolAnnotations},
+    services::{CodeOptions, ShellResult},
 };
 use serde_json::{Value, json};
 
@@ -63,7 +65,7 @@ pub static EXECUTE_CODE: RawToolDefinition<ExecuteCodeCaps> =
             .open_world(true),
     );
 
-cy_tools::__private::inventory::submit!(cy_tools::ToolRegistration::new(
+cy_tools::__private::inventory::submit!(cy_tools::binding::ToolRegistration::new(
     &EXECUTE_CODE,
     module_path!()
 ));

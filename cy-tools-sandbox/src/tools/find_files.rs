@@ -1,7 +1,7 @@
 //! `find_files`: files whose path matches a glob, honouring `.gitignore`.
 
 use cy_tools::prelude::*;
-use cy_tools::{EntryKind, WalkOptions};
+use cy_tools::services::{EntryKind, WalkOptions};
 use globset::GlobBuilder;
 
 /// Paths returned at most in one call.

@@ -1,7 +1,7 @@
 //! `list_directory`: the entries of a folder, with kind and size.
 
 use cy_tools::prelude::*;
-use cy_tools::{EntryKind, WalkOptions};
+use cy_tools::services::{EntryKind, WalkOptions};
 
 use super::text::size;
 

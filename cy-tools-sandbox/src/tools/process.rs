@@ -1,7 +1,7 @@
 //! `process`: the session's background processes, one tool with an `action`.
 
 use cy_tools::prelude::*;
-use cy_tools::{ExecOptions, ProcessInfo, ProcessTable};
+use cy_tools::services::{ExecOptions, ProcessInfo, ProcessTable};
 use schemars::JsonSchema;
 use serde::Deserialize;
 

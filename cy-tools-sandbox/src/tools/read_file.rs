@@ -1,6 +1,6 @@
 //! `read_file`: a page of a text file, with line numbers.
 
-use cy_tools::Sandbox;
+use cy_tools::services::Sandbox;
 use std::fmt::Write as _;
 
 use cy_tools::prelude::*;

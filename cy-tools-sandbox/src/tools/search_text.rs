@@ -1,8 +1,8 @@
 //! `search_text`: regex search with file and line, honouring `.gitignore`.
 
-use cy_tools::SearchOptions;
 use cy_tools::prelude::*;
 use cy_tools::services::ProgressCounter;
+use cy_tools::services::SearchOptions;
 
 use super::progress::{Measure, files_searched, reporting};
 use super::text::plural;

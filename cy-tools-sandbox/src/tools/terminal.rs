@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use cy_tools::prelude::*;
 use cy_tools::services::ProgressCounter;
-use cy_tools::{ExecOptions, ShellResult};
+use cy_tools::services::{ExecOptions, ShellResult};
 
 use super::progress::{Measure, output_lines, reporting};
 

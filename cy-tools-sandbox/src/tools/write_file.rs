@@ -1,7 +1,7 @@
 //! `write_file`: create or replace a file, atomically.
 
 use cy_tools::prelude::*;
-use cy_tools::{EntryKind, ServiceErrorKind};
+use cy_tools::services::{EntryKind, ServiceErrorKind};
 
 use super::text::size;
 

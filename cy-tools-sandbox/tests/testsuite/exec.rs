@@ -5,14 +5,17 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use cy_tools::{CancellationToken, ExecOptions, Sandbox, ServiceErrorKind};
-use cy_tools_sandbox::{LocalSandbox, SessionEnv};
+use cy_tools::{
+    CancellationToken,
+    services::{ExecOptions, Sandbox, ServiceErrorKind},
+};
+use cy_tools_sandbox::{LocalSandbox, SandboxView};
 use tempfile::TempDir;
 
 use crate::support::alone::alone;
 use crate::support::process::{SHELL_FAMILY, dead, pids_in};
 
-fn sandbox() -> (TempDir, SessionEnv) {
+fn sandbox() -> (TempDir, SandboxView) {
     let dir = tempfile::tempdir().unwrap();
     let env = LocalSandbox::new(dir.path()).unwrap().env();
     (dir, env)

@@ -9,7 +9,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use cy_tools::{CancellationToken, ExecOptions, ResourceLimits, Sandbox};
+use cy_tools::{
+    CancellationToken,
+    services::{ExecOptions, ResourceLimits, Sandbox},
+};
 use cy_tools_sandbox::{ExecLimits, LocalSandbox};
 
 use crate::support::process::{cgroups_catch_setsid, dead, pids_in, running};

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use cy_tools::{
-    BoundTool, CancellationToken, Sandbox, SessionIdentity, ToolCall, ToolContext, bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, binding::bind_tool,
+    services::Sandbox,
 };
 use cy_tools_sandbox::LocalSandbox;
 use cy_tools_sandbox::tools::{
@@ -292,7 +293,7 @@ fn resolve_path_refuses_a_final_symlink_that_leads_out() {
         let err = env.resolve_path(link).unwrap_err();
         assert_eq!(
             err.kind(),
-            cy_tools::ServiceErrorKind::OutsideSandbox,
+            cy_tools::services::ServiceErrorKind::OutsideSandbox,
             "{link}: {err}"
         );
     }

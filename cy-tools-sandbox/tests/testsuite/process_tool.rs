@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use cy_tools::definition::Definition;
 use cy_tools::memory::MemorySandbox;
 use cy_tools::{
-    BoundTool, CancellationToken, Sandbox, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
-    ToolResult, bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolRegistry, ToolResult,
+    binding::bind_tool, services::Sandbox,
 };
 use cy_tools_sandbox::ExecLimits;
 use cy_tools_sandbox::tools::process::PROCESS;

@@ -5,13 +5,13 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use cy_tools::{ExecOptions, ProcessInfo, ProcessTable, Sandbox, ServiceErrorKind};
-use cy_tools_sandbox::{ExecLimits, LocalSandbox, SessionEnv};
+use cy_tools::services::{ExecOptions, ProcessInfo, ProcessTable, Sandbox, ServiceErrorKind};
+use cy_tools_sandbox::{ExecLimits, LocalSandbox, SandboxView};
 use tempfile::TempDir;
 
 use crate::support::process::{SHELL_FAMILY, dead, pids_in};
 
-fn sandbox() -> (TempDir, SessionEnv) {
+fn sandbox() -> (TempDir, SandboxView) {
     let dir = tempfile::tempdir().unwrap();
     let env = LocalSandbox::new(dir.path()).unwrap().env();
     (dir, env)

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use cy_tools::{ExecOptions, ResourceLimits, Sandbox};
+use cy_tools::services::{ExecOptions, ResourceLimits, Sandbox};
 use cy_tools_sandbox::{ExecLimits, LocalSandbox};
 use serde_json::json;
 

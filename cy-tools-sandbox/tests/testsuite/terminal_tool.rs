@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use cy_tools::memory::MemorySandbox;
 use cy_tools::{
     BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolRegistry, ToolResult,
-    bind_tool,
+    binding::bind_tool,
 };
 use cy_tools_sandbox::ExecLimits;
 use cy_tools_sandbox::tools::terminal::TERMINAL;

@@ -9,10 +9,10 @@
 
 use std::sync::Arc;
 
-use cy_tools::ServiceError;
+use cy_tools::services::ServiceError;
 
 use super::LocalSessionFactory;
-use crate::Session;
+use cy_tools::Session;
 use crate::compose::Extras;
 use cy_tools::approval::SpentNonces;
 

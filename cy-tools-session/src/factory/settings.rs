@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use cy_tools::approval::{ApprovalPolicy, Approver};
+use cy_tools::services::{Chat, Coordinator};
 use cy_tools::state::AppState;
-use cy_tools::{Chat, Coordinator};
 
 use super::LocalSessionFactory;
 use crate::SubagentRunner;
@@ -63,7 +63,7 @@ impl LocalSessionFactory {
     ///
     /// ```
     /// use std::sync::Arc;
-    /// use cy_tools::{BoxFuture, ServiceError};
+    /// use cy_tools::{BoxFuture, services::ServiceError};
     /// use cy_tools_session::{LocalSessionFactory, SubagentRun, SubagentRunner};
     ///
     /// /// Answers every task the same way (a model loop would run it).

@@ -7,21 +7,23 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cy_tools::{
-    CancellationToken, ChildOutcome, ChildRequest, Sandbox, ServiceError, ServiceErrorKind,
-    SessionSpec, SubagentProfile,
+    CancellationToken, SessionSpec,
+    services::{ChildOutcome, ChildRequest, Sandbox, ServiceError, ServiceErrorKind},
+    session::SubagentProfile,
 };
 
 use super::LocalSessionFactory;
 use crate::compose::Extras;
 use crate::rules::{child_profile, child_spec, invalid};
 use crate::tools::delegate;
-use crate::{Session, SubagentRun, SubagentRunner};
+use crate::{SubagentRun, SubagentRunner};
+use cy_tools::Session;
 
 impl LocalSessionFactory {
     /// Makes a child of `parent` from its subagent profile `request.profile`.
     ///
     /// # Errors
-    /// See [`cy_tools::SessionFactory::spawn_child`].
+    /// See [`cy_tools::services::ChildSessionFactory::spawn_child`].
     pub async fn spawn_child(
         &self,
         parent: &Session,

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 /// The error for `what` (`recording a call`, ...) failing on the store at `path`.
 pub(super) fn store_error(path: &Path, what: &str, err: &rusqlite::Error) -> ServiceError {

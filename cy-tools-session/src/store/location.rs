@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 /// The environment variable a store location is read from when none is given.
 pub const STORE_VAR: &str = "CY_TOOLS_STORE";

@@ -3,7 +3,7 @@
 //! file, in the `spent_nonces` table.
 
 use cy_tools::approval::SpentNonces;
-use cy_tools::{BoxFuture, ServiceError};
+use cy_tools::{BoxFuture, services::ServiceError};
 use rusqlite::params;
 
 use super::SqliteStore;

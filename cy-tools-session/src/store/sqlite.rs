@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use cy_tools::{
-    BoxFuture, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind, SessionSpec, SpecStore,
-    ToolResult, UsageEntry,
+    BoxFuture, SessionSpec, ToolResult,
+    services::{ExecutionLog, LogEntry, ServiceError, ServiceErrorKind, UsageEntry},
+    session::SpecStore,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -102,7 +103,7 @@ fn migrate(conn: &mut Connection, path: &Path) -> rusqlite::Result<Result<(), Se
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use cy_tools::{SessionSpec, SpecStore};
+/// use cy_tools::{SessionSpec, session::SpecStore};
 /// use cy_tools_session::store::SqliteStore;
 ///
 /// let dir = tempfile::tempdir().unwrap();

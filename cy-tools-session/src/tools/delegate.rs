@@ -1,7 +1,7 @@
 //! `delegate`: run a task in a child session and return its final answer.
 
 use cy_tools::prelude::*;
-use cy_tools::{ChildRequest, SessionFactory};
+use cy_tools::services::{ChildRequest, ChildSessionFactory};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -29,7 +29,7 @@ pub struct DelegateArgs {
     destructive
 )]
 pub async fn delegate(
-    factory: &dyn SessionFactory,
+    factory: &dyn ChildSessionFactory,
     call: CallInfo,
     #[args] args: DelegateArgs,
 ) -> Result<String, ToolError> {

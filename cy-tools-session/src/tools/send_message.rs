@@ -1,7 +1,7 @@
 //! `send_message`: a message to the people the session works for, through its chat.
 
 use cy_tools::prelude::*;
-use cy_tools::{Chat, ChatMessage};
+use cy_tools::services::{Chat, ChatMessage};
 
 /// The longest message accepted, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 16_000;

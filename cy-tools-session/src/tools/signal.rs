@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
-use cy_tools::Coordinator;
 use cy_tools::prelude::*;
+use cy_tools::services::Coordinator;
 use serde_json::json;
 
 /// The longest `wait_for_signal` may wait, in milliseconds.

@@ -5,7 +5,7 @@ use std::pin::Pin;
 use std::task::Poll;
 
 use cy_tools::prelude::*;
-use cy_tools::{ChildOutcome, ChildRequest, ServiceError, SessionFactory};
+use cy_tools::services::{ChildOutcome, ChildRequest, ChildSessionFactory, ServiceError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use tokio::sync::Semaphore;
@@ -64,7 +64,7 @@ pub struct WorkflowArgs {
     destructive
 )]
 pub async fn workflow(
-    factory: &dyn SessionFactory,
+    factory: &dyn ChildSessionFactory,
     call: CallInfo,
     #[args] args: WorkflowArgs,
 ) -> ToolResult {
@@ -119,7 +119,7 @@ pub async fn workflow(
 
 /// Starts one task in a subagent.
 fn run_task<'a>(
-    factory: &'a dyn SessionFactory,
+    factory: &'a dyn ChildSessionFactory,
     call: CallInfo<'a>,
     task: &'a WorkflowTask,
 ) -> cy_tools::BoxFuture<'a, Result<ChildOutcome, ServiceError>> {

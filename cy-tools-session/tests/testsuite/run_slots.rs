@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cy_tools::{
-    CancellationToken, CodeExecutor, CodeOptions, ExecutorSpec, ServiceErrorKind, SessionSpec,
-    ToolCall, ToolRegistry,
+    CancellationToken, SessionSpec, ToolCall, ToolRegistry,
+    services::{CodeExecutor, CodeOptions, ServiceErrorKind},
+    session::ExecutorSpec,
 };
 use cy_tools_sandbox::LocalSandbox;
 use cy_tools_sandbox::executor::{LocalExecutor, RunSlots};

@@ -10,7 +10,7 @@ use crate::definition::ToolAnnotations;
 ///
 /// ```
 /// use cy_tools::approval::ApprovalPolicy;
-/// use cy_tools::ToolAnnotations;
+/// use cy_tools::definition::ToolAnnotations;
 ///
 /// let policy: ApprovalPolicy = "destructive".parse().unwrap();
 /// assert!(policy.needs(ToolAnnotations::DEFAULT)); // MCP's default: destructive

@@ -37,13 +37,6 @@ pub struct BoundTool {
     description: Option<Arc<str>>,
 }
 
-/// The old name of [`BoundTool`], kept for one release.
-#[deprecated(
-    since = "0.2.0",
-    note = "renamed to `BoundTool`: a definition bound to a session"
-)]
-pub type AgentTool = BoundTool;
-
 /// Binds one context-free definition to a session's context (a session's whole toolset comes
 /// from [`ToolRegistry::build`](super::ToolRegistry::build) instead).
 ///
@@ -55,7 +48,7 @@ pub type AgentTool = BoundTool;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use cy_tools::{bind_tool, capability_set, BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolDefinition, ToolResult};
+/// use cy_tools::{BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolResult, binding::bind_tool, capability::capability_set, definition::ToolDefinition};
 ///
 /// capability_set!(ChatCaps: chat);
 /// fn say<'a>(_: (), _ctx: Ctx<'a, ChatCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
@@ -127,24 +120,6 @@ impl BoundTool {
     pub(crate) fn rebind(&self, context: &Arc<ToolContext>) -> Result<BoundTool, BindError> {
         BoundTool::bind_as(Arc::clone(&self.name), self.definition, context)
             .map(|tool| tool.with_timeout(self.timeout))
-    }
-
-    /// The old way to bind under another name; a registry renames with
-    /// [`register`](super::ToolRegistry::register).
-    ///
-    /// # Errors
-    /// As [`bind_tool`].
-    #[deprecated(
-        since = "0.2.0",
-        note = "use `bind_tool`, or `ToolRegistry::register` then `build` to bind under another name"
-    )]
-    #[doc(hidden)]
-    pub fn bind(
-        name: Arc<str>,
-        definition: &'static dyn Definition,
-        context: &Arc<ToolContext>,
-    ) -> Result<BoundTool, BindError> {
-        BoundTool::bind_as(name, definition, context)
     }
 
     /// The name the model calls the tool by.

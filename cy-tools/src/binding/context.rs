@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::approval::Approval;
 use crate::capability::{Capabilities, Capability, capability_table};
-use crate::services::{Chat, CodeExecutor, Coordinator, ExecutionLog, Sandbox, SessionFactory};
+use crate::services::{
+    Chat, ChildSessionFactory, CodeExecutor, Coordinator, ExecutionLog, Sandbox,
+};
 use crate::state::{AppState, StateMap, StateType};
 
 /// Who a session is: its id, its tenant, and its place in a tree of sessions.
@@ -65,7 +67,7 @@ impl SessionIdentity {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use cy_tools::{memory::MemorySandbox, Capability, SessionIdentity, ToolContext};
+/// use cy_tools::{SessionIdentity, ToolContext, capability::Capability, memory::MemorySandbox};
 ///
 /// let ctx = ToolContext::new(SessionIdentity::root("s-1", "acme"))
 ///     .with_env(Arc::new(MemorySandbox::new()));
@@ -178,7 +180,7 @@ impl ToolContext {
     /// the same type replaces the first.
     ///
     /// ```
-    /// use cy_tools::{SessionIdentity, StateType, ToolContext};
+    /// use cy_tools::{SessionIdentity, ToolContext, state::StateType};
     ///
     /// struct Db { url: String }
     /// let context = ToolContext::new(SessionIdentity::root("s-1", "acme"))

@@ -6,31 +6,22 @@
 //! whose declared capabilities or state the context lacks; [`ToolRegistry::try_build`] returns
 //! those reasons as a [`BuildReport`] instead. [`bind_tool`] binds one definition, for tests and
 //! for hosts that assemble toolsets themselves.
-//!
-//! # Why these names
-//!
-//! `BoundTool` was `AgentTool` and a definition of any kind is a
-//! [`Definition`](crate::definition::Definition) (was `DynTool`): the names say what the values
-//! are, a definition bound to a session and a definition whose types are erased. `ToolFactory`,
-//! a wrapper of a definition that added nothing, is gone: a registry takes and returns
-//! definitions. The old names stay, deprecated, for one release (the trait's old name as a
-//! hidden re-export, since Rust cannot deprecate one).
 
-mod bound;
-mod context;
+pub(crate) mod bound;
+pub(crate) mod context;
 mod error;
-mod registry;
+pub(crate) mod registry;
 mod report;
-mod toolset;
+pub(crate) mod toolset;
 
-#[allow(deprecated)]
-pub use bound::AgentTool;
+// At the root: `BoundTool`, `SessionIdentity`, `ToolContext`, `ToolRegistry`, `Toolset`.
+pub(crate) use bound::BoundTool;
+pub use bound::bind_tool;
 pub(crate) use bound::format_duration;
-pub use bound::{BoundTool, bind_tool};
-pub use context::{IntoSharedContext, SessionIdentity, ToolContext};
+pub use context::IntoSharedContext;
+pub(crate) use context::{SessionIdentity, ToolContext};
 pub use error::{BindError, RegistryError};
-#[allow(deprecated)]
-pub use registry::ToolFactory;
-pub use registry::{ToolRegistration, ToolRegistry};
+pub use registry::ToolRegistration;
+
 pub use report::{BuildReport, LeftOut};
-pub use toolset::Toolset;
+pub(crate) use toolset::Toolset;

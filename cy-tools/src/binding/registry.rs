@@ -12,54 +12,6 @@ use super::report::{BuildReport, LeftOut};
 use super::toolset::Toolset;
 use crate::definition::{Definition, name_problem};
 
-/// The old wrapper of a definition in a registry, kept for one release: a registry now takes
-/// and returns definitions (`&'static dyn Definition`) directly.
-#[deprecated(
-    since = "0.2.0",
-    note = "pass the definition itself: `registry.register(name, &MY_TOOL)`"
-)]
-#[derive(Clone, Copy)]
-pub struct ToolFactory {
-    definition: &'static dyn Definition,
-}
-
-#[allow(deprecated)]
-impl ToolFactory {
-    /// The factory of `definition`.
-    pub const fn new(definition: &'static dyn Definition) -> Self {
-        ToolFactory { definition }
-    }
-
-    /// The definition it binds.
-    pub fn definition(&self) -> &'static dyn Definition {
-        self.definition
-    }
-
-    /// Binds the definition under its own name.
-    ///
-    /// # Errors
-    /// As [`bind_tool`](super::bind_tool).
-    pub fn bind(&self, context: &Arc<ToolContext>) -> Result<BoundTool, BindError> {
-        BoundTool::bind_as(Arc::from(self.definition.name()), self.definition, context)
-    }
-}
-
-#[allow(deprecated)]
-impl From<ToolFactory> for &'static dyn Definition {
-    fn from(factory: ToolFactory) -> Self {
-        factory.definition
-    }
-}
-
-#[allow(deprecated)]
-impl fmt::Debug for ToolFactory {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_tuple("ToolFactory")
-            .field(&self.definition.name())
-            .finish()
-    }
-}
-
 /// One link-time registration: what `#[tool]` submits to `inventory`.
 pub struct ToolRegistration {
     definition: &'static dyn Definition,
@@ -108,7 +60,7 @@ type OnUnavailable = Arc<dyn Fn(&str, &BindError) + Send + Sync>;
 /// `use cy_tools_builtin as _;`.
 ///
 /// ```
-/// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolDefinition, ToolRegistry, ToolResult};
+/// use cy_tools::{BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolRegistry, ToolResult, capability::capability_set, definition::ToolDefinition};
 ///
 /// fn ping<'a>(_: (), _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
 ///     Box::pin(async { ToolResult::text("pong") })
@@ -237,13 +189,6 @@ impl ToolRegistry {
         self.entries.get(name).map(|e| e.definition)
     }
 
-    /// The old accessor of [`definition`](Self::definition), kept for one release.
-    #[deprecated(since = "0.2.0", note = "use `definition(name)`")]
-    #[allow(deprecated)]
-    pub fn get(&self, name: &str) -> Option<ToolFactory> {
-        self.definition(name).map(ToolFactory::new)
-    }
-
     /// Where the tool registered as `name` comes from: for a `#[tool]` function its module path
     /// and name (`cy_tools_builtin::tools::read_file::read_file`), for a hand registration
     /// `registered by hand as ...`.
@@ -292,7 +237,7 @@ impl ToolRegistry {
     /// [`BuildReport`] when a name is unknown or its tool cannot be bound to `context`.
     ///
     /// ```
-    /// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolDefinition, ToolRegistry, ToolResult};
+    /// use cy_tools::{BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolRegistry, ToolResult, capability::capability_set, definition::ToolDefinition};
     ///
     /// capability_set!(ChatCaps: chat);
     /// fn say<'a>(_: (), _: Ctx<'a, ChatCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
@@ -327,13 +272,6 @@ impl ToolRegistry {
                 registered: self.names().iter().map(|n| n.to_string()).collect(),
             })
         }
-    }
-
-    /// The old name of [`build`](Self::build) for a shared context, which `build` now takes.
-    #[deprecated(since = "0.2.0", note = "`build` takes an `Arc<ToolContext>` too")]
-    #[doc(hidden)]
-    pub fn build_shared<S: AsRef<str>>(&self, names: &[S], context: Arc<ToolContext>) -> Toolset {
-        self.build(names, context)
     }
 
     fn bind_names<S: AsRef<str>>(

@@ -8,7 +8,7 @@ use crate::call::{ToolCall, ToolResult};
 /// A session's bound tools, in the order its spec listed them.
 ///
 /// ```
-/// use cy_tools::{memory::MemorySandbox, SessionIdentity, ToolContext, ToolRegistry};
+/// use cy_tools::{SessionIdentity, ToolContext, ToolRegistry, memory::MemorySandbox};
 /// let registry = ToolRegistry::new();
 /// let tools = registry.build(&["nothing_here"], &ToolContext::new(SessionIdentity::root("s", "t")));
 /// assert!(tools.is_empty());

@@ -11,7 +11,7 @@ use super::result::ToolResult;
 /// [`Json<T>`], [`ToolResult`] and `Result<T, E>` where `T` converts and `E: Display`.
 ///
 /// ```
-/// use cy_tools::{IntoToolResult, Json, ToolError};
+/// use cy_tools::{Json, ToolError, call::IntoToolResult};
 /// assert_eq!("hi".into_tool_result().text_content(), "hi");
 /// assert_eq!(().into_tool_result().text_content(), "done");
 /// let failed: Result<String, ToolError> = Err(ToolError::new("no such file `a.txt`"));
@@ -67,7 +67,7 @@ impl IntoToolResult for Value {
 /// Wraps a `Serialize` value so a tool returns it as structured JSON.
 ///
 /// ```
-/// use cy_tools::{Content, IntoToolResult, Json};
+/// use cy_tools::{Json, call::{Content, IntoToolResult}};
 /// let result = Json(vec![1, 2]).into_tool_result();
 /// assert_eq!(result.content, vec![Content::json(serde_json::json!([1, 2]))]);
 /// ```

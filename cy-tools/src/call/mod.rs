@@ -10,21 +10,25 @@ use std::future::Future;
 use crate::BoxFuture;
 
 pub(crate) mod args;
-mod info;
-mod into_result;
+pub(crate) mod info;
+pub(crate) mod into_result;
 mod problem;
 mod progress;
-mod result;
+pub(crate) mod result;
 mod taking;
 #[cfg(test)]
 mod taking_differential;
 
-pub use info::{CallHooks, CallInfo, ToolCall};
-pub use into_result::{IntoToolResult, Json, ToolError};
+// At the root: `CallInfo`, `ToolCall`, `Json`, `ToolError`, `ToolResult`.
+pub use info::CallHooks;
+pub(crate) use info::{CallInfo, ToolCall};
+pub use into_result::IntoToolResult;
+
 pub use problem::{ArgProblem, ArgsError, ProblemKind};
 pub(crate) use progress::ProgressGate;
 pub use progress::{PROGRESS_INTERVAL, Progress, ProgressSink};
-pub use result::{Content, ToolResult};
+pub use result::Content;
+pub(crate) use result::ToolResult;
 
 /// Boxes a tool body's future and converts its output into a [`ToolResult`]: what `#[tool]`
 /// wraps every function in, and what a hand-written handler can end with. One generic body for

@@ -76,7 +76,7 @@ impl ArgProblem {
 /// `ArgsError::from("...".to_string())`.
 ///
 /// ```
-/// use cy_tools::call::{ArgsError, ArgProblem, ProblemKind};
+/// use cy_tools::call::{ArgProblem, ArgsError, ProblemKind};
 /// let err = ArgsError::new(
 ///     "`path`: expected a string, got integer `3`",
 ///     vec![ArgProblem::new(ProblemKind::InvalidType, "path", "expected a string, got integer `3`")

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 ///
 /// ```
 /// use cy_tools::call::Progress;
-/// use cy_tools::bind_tool;
+/// use cy_tools::binding::bind_tool;
 /// let p = Progress { done: 3.0, total: Some(10.0), message: Some("3 files searched".into()) };
 /// assert_eq!(p.to_string(), "3/10 3 files searched");
 /// ```
@@ -48,7 +48,7 @@ impl std::fmt::Display for Progress {
 /// use std::sync::{Arc, Mutex};
 /// use cy_tools::prelude::*;
 /// use cy_tools::call::Progress;
-/// use cy_tools::bind_tool;
+/// use cy_tools::binding::bind_tool;
 ///
 /// /// Counts to three.
 /// #[tool(register = false)]

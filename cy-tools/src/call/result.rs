@@ -36,7 +36,7 @@ impl Content {
     /// An image block from raw bytes.
     ///
     /// ```
-    /// use cy_tools::Content;
+    /// use cy_tools::call::Content;
     /// let img = Content::image(&[0x89, b'P', b'N', b'G'], "image/png");
     /// assert_eq!(img, Content::Image { data: "iVBORw==".into(), mime_type: "image/png".into() });
     /// ```
@@ -59,7 +59,7 @@ impl Content {
 /// and is never sent to a model.
 ///
 /// ```
-/// use cy_tools::{Content, ToolResult};
+/// use cy_tools::{ToolResult, call::Content};
 /// let ok = ToolResult::text("3 files");
 /// assert!(!ok.is_error);
 /// assert_eq!(ok.text_content(), "3 files");

@@ -4,7 +4,9 @@ use std::marker::PhantomData;
 
 use super::{CapabilitySet, NoCapabilities, capability_table, grants};
 use crate::binding::{BindError, SessionIdentity, ToolContext};
-use crate::services::{Chat, CodeExecutor, Coordinator, ExecutionLog, Sandbox, SessionFactory};
+use crate::services::{
+    Chat, ChildSessionFactory, CodeExecutor, Coordinator, ExecutionLog, Sandbox,
+};
 
 /// The part of a session's [`ToolContext`] that one tool may touch.
 ///
@@ -13,7 +15,7 @@ use crate::services::{Chat, CodeExecutor, Coordinator, ExecutionLog, Sandbox, Se
 /// undeclared field is a compile error:
 ///
 /// ```compile_fail
-/// use cy_tools::{capability_set, Ctx};
+/// use cy_tools::{Ctx, capability::capability_set};
 /// capability_set!(OnlyEnv: env);
 /// fn body(ctx: Ctx<'_, OnlyEnv>) {
 ///     let _ = ctx.chat(); // error: this tool uses `ctx.chat()` but does not declare the `chat` capability
@@ -25,7 +27,7 @@ use crate::services::{Chat, CodeExecutor, Coordinator, ExecutionLog, Sandbox, Se
 ///
 /// ```
 /// use std::sync::Arc;
-/// use cy_tools::{capability_set, memory::MemorySandbox, Ctx, SessionIdentity, ToolContext};
+/// use cy_tools::{Ctx, SessionIdentity, ToolContext, capability::capability_set, memory::MemorySandbox};
 ///
 /// capability_set!(OnlyEnv: env);
 /// let context = ToolContext::new(SessionIdentity::root("s-1", "acme"))

@@ -17,10 +17,11 @@
 //! generated from it. (The `#[tool]` macro crate keeps its own list of the names; a test checks
 //! that it agrees.)
 
-mod ctx;
+pub(crate) mod ctx;
 mod set;
 
-pub use ctx::Ctx;
+// At the root: `Ctx`.
+pub(crate) use ctx::Ctx;
 pub use set::Capabilities;
 
 /// The table of capabilities, handed to `$generator`: for each, its `Capability` variant, its
@@ -40,12 +41,12 @@ macro_rules! capability_table {
             Session session identity(SessionIdentity)
                 "The session's identity: id, tenant, lineage, depth (`ctx.session()`)."
                 "this tool uses `ctx.session()` but does not declare the `session` capability";
-            Factory factory service(SessionFactory, with_factory)
+            Factory factory service(ChildSessionFactory, with_factory)
                 "The child-session factory (`ctx.factory()`)."
                 "this tool uses `ctx.factory()` but does not declare the `factory` capability";
-            Store store service(ExecutionLog, with_store)
-                "The execution log (`ctx.store()`)."
-                "this tool uses `ctx.store()` but does not declare the `store` capability";
+            Log log service(ExecutionLog, with_log)
+                "The session's execution log (`ctx.log()`)."
+                "this tool uses `ctx.log()` but does not declare the `log` capability";
             Coordinator coordinator service(Coordinator, with_coordinator)
                 "Cross-session signalling (`ctx.coordinator()`)."
                 "this tool uses `ctx.coordinator()` but does not declare the `coordinator` capability";
@@ -63,7 +64,7 @@ macro_rules! define_capabilities {
         /// One per-session context field a tool may be granted.
         ///
         /// ```
-        /// use cy_tools::Capability;
+        /// use cy_tools::capability::Capability;
         /// assert_eq!(Capability::ExecuteCode.name(), "execute_code");
         /// assert_eq!(Capability::from_name("chat"), Some(Capability::Chat));
         /// ```
@@ -86,7 +87,8 @@ macro_rules! define_capabilities {
 
         /// The grants a [`Caps`] type makes: one trait per capability, implemented for the
         /// `Caps` types whose flag for it is `true`, and sealed, so no other type can make a
-        /// grant by hand.
+        /// grant by hand. Not written by users: a missing grant's error names what to declare.
+        #[doc(hidden)]
         pub mod grants {
             $(
                 #[doc = concat!("Proof that a capability set grants `", stringify!($name), "`.")]
@@ -104,10 +106,14 @@ macro_rules! define_capabilities {
         /// nothing else can make it grant what it does not declare.
         ///
         /// ```
-        /// use cy_tools::{capability_set, Capability, CapabilitySet};
+        /// use cy_tools::capability::{Capability, capability_set, CapabilitySet};
         /// capability_set!(ReadCaps: env, session);
         /// assert!(ReadCaps::CAPABILITIES.contains(Capability::Session));
         /// ```
+        ///
+        /// Not written by users (`#[tool]` and `capability_set!` write it), so kept out of the
+        /// documentation.
+        #[doc(hidden)]
         #[allow(non_upper_case_globals)]
         pub enum Caps<$(const $variant: bool),*> {}
 
@@ -123,6 +129,7 @@ macro_rules! define_capabilities {
         }
 
         /// The set that grants nothing: a tool that touches no context field.
+        #[doc(hidden)]
         pub type NoCapabilities = Caps<$({ capability_flag!($variant, false) }),*>;
 
         /// The set that grants everything; only for the recovery code `#[tool]` emits on error.
@@ -179,7 +186,7 @@ mod sealed {
     #[diagnostic::on_unimplemented(
         message = "`{Self}` is not a capability set: capability sets cannot be written by hand",
         label = "not a capability set",
-        note = "declare the capabilities with `#[tool(capabilities(...))]` or `capability_set!`, which write a `cy_tools::Caps` type"
+        note = "declare the capabilities with `#[tool(capabilities(...))]` or `capability_set!`, which write a `cy_tools::capability::Caps` type"
     )]
     pub trait Sealed {}
 }
@@ -191,12 +198,24 @@ pub trait CapabilitySet: sealed::Sealed + Send + Sync + 'static {
     const CAPABILITIES: Capabilities;
 }
 
-/// Declares a capability-set type for a hand-written definition: a type alias of the [`Caps`]
-/// type that grants exactly the named capabilities (`env`, `execute_code`, `session`,
-/// `factory`, `store`, `coordinator`, `chat`).
+/// Not public API: `capability::capability_set!` is its name. Exported at the root only
+/// because `macro_rules!` macros are.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __capability_set {
+    ($(#[$meta:meta])* $vis:vis $name:ident : $($cap:ident),* $(,)?) => {
+        $crate::__private::capability_set!(
+            $crate, $(#[$meta])* $vis $name : $($cap),*
+        );
+    };
+}
+
+/// Declares a capability-set type for a hand-written definition: a type alias of the type
+/// that grants exactly the named capabilities (`env`, `execute_code`, `session`,
+/// `factory`, `log`, `coordinator`, `chat`).
 ///
 /// ```
-/// use cy_tools::{capability_set, Capability, CapabilitySet};
+/// use cy_tools::capability::{Capability, capability_set, CapabilitySet};
 ///
 /// capability_set!(
 ///     /// What the file readers may touch.
@@ -205,14 +224,8 @@ pub trait CapabilitySet: sealed::Sealed + Send + Sync + 'static {
 /// assert!(ReadCaps::CAPABILITIES.contains(Capability::Env));
 /// assert!(!ReadCaps::CAPABILITIES.contains(Capability::Chat));
 /// ```
-#[macro_export]
-macro_rules! capability_set {
-    ($(#[$meta:meta])* $vis:vis $name:ident : $($cap:ident),* $(,)?) => {
-        $crate::__private::capability_set!(
-            $crate, $(#[$meta])* $vis $name : $($cap),*
-        );
-    };
-}
+#[doc(inline)]
+pub use crate::__capability_set as capability_set;
 
 /// The one missing-capability check: `declared` against what `context` provides, as binding
 /// and [`Ctx::new`] make it.

@@ -7,7 +7,7 @@ use super::Capability;
 /// A set of [`Capability`] values, usable in `const` context.
 ///
 /// ```
-/// use cy_tools::{Capabilities, Capability};
+/// use cy_tools::capability::{Capabilities, Capability};
 /// const READER: Capabilities = Capabilities::NONE.with(Capability::Env);
 /// assert!(READER.contains(Capability::Env));
 /// assert!(!READER.contains(Capability::Chat));

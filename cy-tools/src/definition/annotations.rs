@@ -8,7 +8,7 @@ use serde::Serialize;
 /// The defaults are MCP's: not read-only, destructive, not idempotent, open-world.
 ///
 /// ```
-/// use cy_tools::ToolAnnotations;
+/// use cy_tools::definition::ToolAnnotations;
 /// const READER: ToolAnnotations = ToolAnnotations::DEFAULT.read_only();
 /// assert!(READER.read_only && !READER.destructive);
 /// assert!(ToolAnnotations::DEFAULT.destructive);

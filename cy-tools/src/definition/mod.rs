@@ -19,6 +19,9 @@ mod typed;
 pub(crate) mod validate;
 
 pub use annotations::ToolAnnotations;
+// What `#[tool]`'s generated code reads arguments with (and what the error for a type that
+// cannot be an argument names): reached through `__private`, kept out of the documentation.
+#[doc(hidden)]
 pub use arg::{Arg, ArgDeserialize, ArgReader, ArgSchema, ArgSchemaFns, deserialize_arg};
 pub use erased::Definition;
 pub use meta::ToolMeta;

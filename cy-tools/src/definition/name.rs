@@ -7,7 +7,7 @@ pub const MAX_TOOL_NAME_LEN: usize = 64;
 /// a bad name fails to compile.
 ///
 /// ```
-/// use cy_tools::is_valid_tool_name;
+/// use cy_tools::definition::is_valid_tool_name;
 /// assert!(is_valid_tool_name("read_file"));
 /// assert!(is_valid_tool_name("web-search2"));
 /// assert!(!is_valid_tool_name("read file"));

@@ -27,7 +27,7 @@ pub type RawHandler<C> = for<'a> fn(Value, Ctx<'a, C>, CallInfo<'a>) -> BoxFutur
 /// its schema either.
 ///
 /// ```
-/// use cy_tools::{BoxFuture, CallInfo, Ctx, RawToolDefinition, ToolResult};
+/// use cy_tools::{BoxFuture, CallInfo, Ctx, ToolResult, definition::RawToolDefinition};
 /// use cy_tools::definition::Definition;
 /// use serde_json::{json, Value};
 ///

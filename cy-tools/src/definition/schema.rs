@@ -43,7 +43,7 @@ impl Schema {
     /// Canonicalizes `schema`, or says why it cannot be a tool's parameter schema.
     ///
     /// ```
-    /// use cy_tools::Schema;
+    /// use cy_tools::definition::Schema;
     /// let schema = Schema::canonical(serde_json::json!({
     ///     "$schema": "https://json-schema.org/draft/2020-12/schema",
     ///     "title": "Params",

@@ -33,7 +33,7 @@ pub type Handler<P, C> = for<'a> fn(P, Ctx<'a, C>, CallInfo<'a>) -> BoxFuture<'a
 /// The `#[tool]` attribute writes all of this for you. By hand:
 ///
 /// ```
-/// use cy_tools::{capability_set, BoxFuture, CallInfo, Ctx, ToolDefinition, ToolResult};
+/// use cy_tools::{BoxFuture, CallInfo, Ctx, ToolResult, capability::capability_set, definition::ToolDefinition};
 /// use cy_tools::definition::{Definition, ToolAnnotations};
 ///
 /// /// Adds two numbers.

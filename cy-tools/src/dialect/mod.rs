@@ -8,8 +8,8 @@
 //! looser export never lets a bad argument through.
 //!
 //! ```
-//! use cy_tools::{Dialect, SessionIdentity, ToolContext, ToolRegistry};
-//! # use cy_tools::{BoxFuture, CallInfo, Ctx, ToolDefinition, ToolResult};
+//! use cy_tools::{SessionIdentity, ToolContext, ToolRegistry, dialect::Dialect};
+//! # use cy_tools::{BoxFuture, CallInfo, Ctx, ToolResult, definition::ToolDefinition};
 //! # #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! # #[serde(deny_unknown_fields)]
 //! # struct P { /// How many.
@@ -142,7 +142,7 @@ impl Dialect {
     /// them into new values first.
     ///
     /// ```
-    /// # use cy_tools::{Dialect, Toolset};
+    /// # use cy_tools::{Toolset, dialect::Dialect};
     /// let empty = Toolset::new(Vec::new());
     /// assert_eq!(Dialect::Mcp.export_toolset_json(&empty).unwrap(), "[]");
     /// ```

@@ -10,7 +10,7 @@ use crate::services::{Chat, ChatAnswer, ChatMessage, ServiceError};
 ///
 /// ```
 /// # tokio_test_block_on(async {
-/// use cy_tools::{memory::MemoryChat, Chat, ChatMessage};
+/// use cy_tools::{memory::MemoryChat, services::{Chat, ChatMessage}};
 /// let chat = MemoryChat::new();
 /// chat.send(ChatMessage { session_id: "s-1".into(), text: "hi".into() }).await.unwrap();
 /// assert_eq!(chat.messages()[0].text, "hi");

@@ -17,7 +17,7 @@ use crate::services::{
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// use cy_tools::{memory::MemorySandbox, Sandbox};
+/// use cy_tools::{memory::MemorySandbox, services::Sandbox};
 /// let sandbox = MemorySandbox::new();
 /// sandbox.write("notes/a.txt", b"hi".to_vec()).await.unwrap();
 /// assert_eq!(sandbox.read("./notes/../notes/a.txt").await.unwrap(), b"hi");

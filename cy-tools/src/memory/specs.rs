@@ -11,7 +11,7 @@ use crate::session::{SessionSpec, SpecStore};
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-/// use cy_tools::{memory::MemorySpecs, SessionSpec, SpecStore};
+/// use cy_tools::{SessionSpec, memory::MemorySpecs, session::SpecStore};
 /// let specs = MemorySpecs::new();
 /// let spec = SessionSpec::root("s-1", "acme", "/tmp/w");
 /// specs.insert_spec(&spec).await.unwrap();

@@ -26,7 +26,7 @@ pub enum ServiceErrorKind {
 /// An error from a session service, with a message that names the problem and the fix.
 ///
 /// ```
-/// use cy_tools::{ServiceError, ServiceErrorKind};
+/// use cy_tools::services::{ServiceError, ServiceErrorKind};
 /// let err = ServiceError::new(ServiceErrorKind::NotFound, "no file `a.txt` in the workspace");
 /// assert_eq!(err.kind(), ServiceErrorKind::NotFound);
 /// assert_eq!(err.to_string(), "no file `a.txt` in the workspace");

@@ -12,7 +12,7 @@ use crate::BoxFuture;
 /// The outcome of a command or of executed code.
 ///
 /// ```
-/// use cy_tools::ShellResult;
+/// use cy_tools::services::ShellResult;
 /// let ok = ShellResult { stdout: "42\n".into(), exit_code: Some(0), ..Default::default() };
 /// assert!(ok.success());
 /// ```

@@ -1,4 +1,4 @@
-//! `SessionFactory`: how a tool asks for a child session (`delegate`, `workflow`), and what a
+//! `ChildSessionFactory`: how a tool asks for a child session (`delegate`, `workflow`), and what a
 //! finished child answers.
 
 use tokio_util::sync::CancellationToken;
@@ -7,7 +7,7 @@ use super::ServiceError;
 use crate::BoxFuture;
 use crate::session::Session;
 
-/// What a tool asks of the [`SessionFactory`] when it needs a child session.
+/// What a tool asks of the [`ChildSessionFactory`] when it needs a child session.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChildRequest {
     /// The subagent profile to build the child from (its tools and limits).
@@ -30,13 +30,6 @@ impl ChildRequest {
     }
 }
 
-/// A child session: the same [`Session`] type as a root.
-#[deprecated(
-    since = "0.1.0",
-    note = "children and roots are one type now: use `Session`"
-)]
-pub type ChildSession = Session;
-
 /// What a finished child run answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChildOutcome {
@@ -47,7 +40,7 @@ pub struct ChildOutcome {
 }
 
 /// Mints child sessions. A context at the maximum depth carries none.
-pub trait SessionFactory: Send + Sync {
+pub trait ChildSessionFactory: Send + Sync {
     /// How many more levels of children this factory may create below its session (at least 1:
     /// a session that may create none gets no factory).
     fn remaining_depth(&self) -> u32;

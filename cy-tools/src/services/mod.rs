@@ -24,9 +24,7 @@ pub use coordinator::Coordinator;
 pub use counter::ProgressCounter;
 pub use error::{ServiceError, ServiceErrorKind};
 pub use executor::{CodeExecutor, CodeOptions, SdkCalls, ShellResult};
-#[allow(deprecated)]
-pub use factory::ChildSession;
-pub use factory::{ChildOutcome, ChildRequest, SessionFactory};
+pub use factory::{ChildOutcome, ChildRequest, ChildSessionFactory};
 pub use fs_types::{
     DirEntryInfo, EntryKind, SearchMatch, SearchOptions, SearchResult, WalkOptions, WalkResult,
 };

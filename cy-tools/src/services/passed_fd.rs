@@ -14,7 +14,7 @@ use std::sync::Arc;
 ///
 /// ```
 /// use std::sync::Arc;
-/// use cy_tools::PassedFd;
+/// use cy_tools::services::PassedFd;
 ///
 /// let (mine, theirs) = std::os::unix::net::UnixStream::pair().unwrap();
 /// let passed = PassedFd::new(Arc::new(theirs.into()), "MY_CHANNEL_FD");

@@ -16,7 +16,7 @@ use std::time::Duration;
 ///
 /// ```
 /// use std::time::Duration;
-/// use cy_tools::ResourceLimits;
+/// use cy_tools::services::ResourceLimits;
 ///
 /// let limits = ResourceLimits::default();
 /// assert_eq!(limits.cpu_time, Some(Duration::from_secs(600)));

@@ -16,7 +16,7 @@ use crate::BoxFuture;
 ///
 /// ```
 /// use std::time::Duration;
-/// use cy_tools::ExecOptions;
+/// use cy_tools::services::ExecOptions;
 /// let opts = ExecOptions::default().timeout(Duration::from_secs(5)).env("MODE", "test");
 /// assert_eq!(opts.env, vec![("MODE".to_string(), "test".to_string())]);
 /// ```

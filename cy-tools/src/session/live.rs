@@ -17,7 +17,7 @@ use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError};
 ///
 /// There is one session type for roots and children: a session factory builds both, and a
 /// tool that starts a child (`delegate`) gets the same type back. It lives here, beside the
-/// [`SessionFactory`](crate::SessionFactory) trait that returns it, so the core can hand
+/// [`ChildSessionFactory`](crate::ChildSessionFactory) trait that returns it, so the core can hand
 /// children to tools without knowing any backend.
 ///
 /// Every call made through [`execute`](Self::execute) is recorded in the context's execution
@@ -27,10 +27,10 @@ use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError};
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// use std::sync::Arc;
-/// use cy_tools::{memory::MemoryLog, CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, Toolset};
+/// use cy_tools::{CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, Toolset, memory::MemoryLog};
 ///
 /// let log = Arc::new(MemoryLog::new());
-/// let context = Arc::new(ToolContext::new(SessionIdentity::root("s-1", "acme")).with_store(log));
+/// let context = Arc::new(ToolContext::new(SessionIdentity::root("s-1", "acme")).with_log(log));
 /// let session = Session::new(context, Toolset::default());
 /// let result = session.execute("nope", ToolCall::new("c1", serde_json::json!({})), &CancellationToken::new()).await;
 /// assert!(result.is_error);
@@ -168,7 +168,7 @@ impl Session {
 
     /// Where its calls are recorded, when it has an execution log.
     pub fn log(&self) -> Option<&Arc<dyn ExecutionLog>> {
-        self.context.fields.store.as_ref()
+        self.context.fields.log.as_ref()
     }
 
     /// The parent's call that started this session, for a subagent.

@@ -3,14 +3,15 @@
 //!
 //! A [`SessionSpec`] carries a session's identity, workspace, tool names, executor and
 //! subagent profiles, so any process with the registry can rebuild the session from it; a
-//! [`SessionFactory`](crate::services::SessionFactory) turns specs into live [`Session`]s.
+//! [`ChildSessionFactory`](crate::services::ChildSessionFactory) turns specs into live [`Session`]s.
 
-mod live;
-mod spec;
+pub(crate) mod live;
+pub(crate) mod spec;
 
-pub use crate::services::ChildOutcome;
-pub use live::Session;
+// At the root: `Session`, `SessionSpec`.
+pub(crate) use live::Session;
+pub(crate) use spec::SessionSpec;
 pub use spec::{
-    ExecutorSpec, ModelProvider, ModelSpec, SessionSpec, SpecStore, SubagentLimits,
-    SubagentProfile, WorkspaceHost,
+    ExecutorSpec, ModelProvider, ModelSpec, SpecStore, SubagentLimits, SubagentProfile,
+    WorkspaceHost,
 };

@@ -17,7 +17,7 @@ use crate::services::ServiceError;
 /// is read from.
 ///
 /// ```
-/// use cy_tools::{ExecutorSpec, SessionSpec, SubagentProfile};
+/// use cy_tools::{SessionSpec, session::{ExecutorSpec, SubagentProfile}};
 ///
 /// let spec = SessionSpec::root("s-1", "acme", "/srv/work/s-1")
 ///     .with_tools(["read_file", "write_file"])
@@ -236,7 +236,7 @@ impl Default for ExecutorSpec {
 /// executor for session id `name`, so a session with both has one workspace.
 ///
 /// ```
-/// use cy_tools::{SessionSpec, WorkspaceHost};
+/// use cy_tools::{SessionSpec, session::WorkspaceHost};
 ///
 /// let host = WorkspaceHost::new("http://10.0.0.7:8700", "CY_CONTROL_TOKEN", "s-1");
 /// let spec = SessionSpec::root("s-1", "acme", "/workspace").with_workspace_host(host.clone());
@@ -329,7 +329,7 @@ impl SubagentProfile {
 /// environment variable `key_var` names, so no secret is ever stored in a spec.
 ///
 /// ```
-/// use cy_tools::{ModelProvider, ModelSpec, SubagentProfile};
+/// use cy_tools::session::{ModelProvider, ModelSpec, SubagentProfile};
 ///
 /// let profile = SubagentProfile::new("researcher", ["read_file"])
 ///     .with_model(ModelSpec::new(ModelProvider::Anthropic, "claude-sonnet-4-5"));

@@ -8,7 +8,7 @@ use std::time::Duration;
 use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::memory::{MemoryChat, MemoryLog, MemorySandbox};
 use cy_tools::prelude::*;
-use cy_tools::{Session, Toolset, bind_tool};
+use cy_tools::{Session, Toolset, binding::bind_tool};
 use serde_json::json;
 
 /// Write `text` to `notes.txt`.
@@ -40,7 +40,7 @@ fn session(policy: ApprovalPolicy, with_chat: bool, timeout: Duration) -> Fixtur
     let log = Arc::new(MemoryLog::new());
     let mut context = ToolContext::new(SessionIdentity::root("s-chat", "acme"))
         .with_env(sandbox.clone())
-        .with_store(log)
+        .with_log(log)
         .with_approval(Approval::new(policy).with_timeout(timeout));
     if with_chat {
         context = context.with_chat(chat.clone());

@@ -5,7 +5,13 @@ use std::sync::Arc;
 use crate::support::*;
 use cy_tools::definition::Definition;
 use cy_tools::memory::MemorySandbox;
-use cy_tools::{BindError, Capabilities, Capability, Ctx, Sandbox, ToolAnnotations, bind_tool};
+use cy_tools::{
+    Ctx,
+    binding::{BindError, bind_tool},
+    capability::{Capabilities, Capability},
+    definition::ToolAnnotations,
+    services::Sandbox,
+};
 use serde_json::json;
 
 #[test]

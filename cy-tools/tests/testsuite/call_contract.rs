@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::support::*;
-use cy_tools::{ToolCall, bind_tool};
+use cy_tools::{ToolCall, binding::bind_tool};
 use serde_json::json;
 
 #[tokio::test]
@@ -239,8 +239,12 @@ fn constrained<'a>(
     Box::pin(async move { cy_tools::ToolResult::text(format!("{} x{}", p.query, p.count)) })
 }
 
-pub(crate) static CONSTRAINED: cy_tools::ToolDefinition<Constrained> =
-    cy_tools::ToolDefinition::new("constrained", "Has schema-only constraints.", constrained);
+pub(crate) static CONSTRAINED: cy_tools::definition::ToolDefinition<Constrained> =
+    cy_tools::definition::ToolDefinition::new(
+        "constrained",
+        "Has schema-only constraints.",
+        constrained,
+    );
 
 #[tokio::test]
 async fn constraints_the_schema_states_are_enforced_too() {
@@ -271,8 +275,12 @@ fn watcher<'a>(
     })
 }
 
-static WATCHER: cy_tools::ToolDefinition<()> =
-    cy_tools::ToolDefinition::new("watcher", "Ends once its call is cancelled.", watcher);
+static WATCHER: cy_tools::definition::ToolDefinition<()> =
+    cy_tools::definition::ToolDefinition::new(
+        "watcher",
+        "Ends once its call is cancelled.",
+        watcher,
+    );
 
 /// A body can see the cancellation and end within the poll that follows it (on a multi-thread
 /// runtime, another thread may drive its I/O meanwhile): the caller who cancelled gets the

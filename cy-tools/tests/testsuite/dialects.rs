@@ -4,7 +4,11 @@
 use std::collections::BTreeMap;
 
 use cy_tools::definition::Definition;
-use cy_tools::{BoxFuture, CallInfo, Ctx, Dialect, ToolAnnotations, ToolDefinition, ToolResult};
+use cy_tools::{
+    BoxFuture, CallInfo, Ctx, ToolResult,
+    definition::{ToolAnnotations, ToolDefinition},
+    dialect::Dialect,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -2,7 +2,10 @@
 
 use crate::support::*;
 use cy_tools::{
-    BindError, BoxFuture, CallInfo, Ctx, RawToolDefinition, ToolResult, bind_tool, capability_set,
+    BoxFuture, CallInfo, Ctx, ToolResult,
+    binding::{BindError, bind_tool},
+    capability::capability_set,
+    definition::RawToolDefinition,
 };
 use serde_json::{Value, json};
 

@@ -4,7 +4,10 @@ use std::sync::{Arc, Mutex};
 
 use crate::support::*;
 use cy_tools::__private::inventory;
-use cy_tools::{BindError, RegistryError, ToolRegistration, ToolRegistry};
+use cy_tools::{
+    ToolRegistry,
+    binding::{BindError, RegistryError, ToolRegistration},
+};
 use serde_json::json;
 
 // The only link-time registrations in this test binary, so `linked()` holds exactly these four:

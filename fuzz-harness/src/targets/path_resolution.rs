@@ -1,4 +1,4 @@
-//! Arbitrary paths against a `SessionEnv` on a real folder: whatever succeeds must have stayed
+//! Arbitrary paths against a `SandboxView` on a real folder: whatever succeeds must have stayed
 //! inside the root, and nothing outside it may be read, listed or changed.
 //!
 //! Each input is up to eight operations (resolve, read, ranged read, write, scratch write,
@@ -11,7 +11,7 @@ use std::path::Path;
 use std::sync::{Arc, LazyLock};
 
 use arbitrary::{Result, Unstructured};
-use cy_tools::{EntryKind, Sandbox, SearchOptions, WalkOptions};
+use cy_tools::services::{EntryKind, Sandbox, SearchOptions, WalkOptions};
 use cy_tools_builtin::LocalSandbox;
 
 use crate::Fixture;

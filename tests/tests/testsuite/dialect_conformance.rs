@@ -2,7 +2,7 @@
 //! passes that provider's rules, or is refused with a message naming tool, field and rule. The
 //! built-ins must be expressible everywhere. And the checker itself can fail.
 
-use cy_tools::{Dialect, ToolRegistry};
+use cy_tools::{ToolRegistry, dialect::Dialect};
 use cy_tools_builtin as _;
 use cy_tools_tests as _;
 use serde_json::json;

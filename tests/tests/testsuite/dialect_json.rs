@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use cy_tools::memory::{MemoryChat, MemoryCoordinator, MemoryLog, MemorySandbox};
-use cy_tools::{Dialect, SessionIdentity, ToolContext, ToolRegistry, Toolset};
+use cy_tools::{SessionIdentity, ToolContext, ToolRegistry, Toolset, dialect::Dialect};
 use cy_tools_builtin as _;
 use cy_tools_tests as _;
 use serde_json::Value;
@@ -16,7 +16,7 @@ fn linked_toolset() -> Toolset {
     let context = Arc::new(
         ToolContext::new(SessionIdentity::root("s-1", "acme"))
             .with_env(Arc::new(MemorySandbox::default()))
-            .with_store(Arc::new(MemoryLog::default()))
+            .with_log(Arc::new(MemoryLog::default()))
             .with_coordinator(Arc::new(MemoryCoordinator::default()))
             .with_chat(Arc::new(MemoryChat::default())),
     );

@@ -5,8 +5,10 @@ use std::sync::Arc;
 
 use cy_tools::memory::{MemoryChat, MemorySandbox};
 use cy_tools::{
-    BindError, CallInfo, CancellationToken, Ctx, Sandbox, SessionIdentity, ToolCall, ToolContext,
-    ToolRegistry, ToolResult, Toolset, bind_tool,
+    CallInfo, CancellationToken, Ctx, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
+    ToolResult, Toolset,
+    binding::{BindError, bind_tool},
+    services::Sandbox,
 };
 use cy_tools_tests::{files, misc, search};
 use serde_json::{Value, json};
@@ -125,7 +127,7 @@ async fn find_lines_uses_enums_nested_structs_vecs_maps_and_renames() {
     .await;
     assert_eq!(
         defaults.content,
-        vec![cy_tools::Content::json(json!([
+        vec![cy_tools::call::Content::json(json!([
             {"path": "notes.txt", "line": 4, "text": "beta max", "labels": {}}
         ]))]
     );

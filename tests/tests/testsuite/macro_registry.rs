@@ -64,5 +64,9 @@ fn linked_registry_lists_only_valid_sorted_names() {
     let mut sorted = names.clone();
     sorted.sort_unstable();
     assert_eq!(names, sorted);
-    assert!(names.iter().all(|n| cy_tools::is_valid_tool_name(n)));
+    assert!(
+        names
+            .iter()
+            .all(|n| cy_tools::definition::is_valid_tool_name(n))
+    );
 }

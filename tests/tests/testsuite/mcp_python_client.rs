@@ -17,7 +17,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use cy_tools::{Dialect, ToolRegistry};
+use cy_tools::{ToolRegistry, dialect::Dialect};
 
 use crate::support::app::app;
 

@@ -1,8 +1,8 @@
 //! A tool returning `Json<T>` declares `T`'s schema as its MCP `outputSchema` when `T` is an
 //! object with a schema; other payloads (a list, or a type without `JsonSchema`) declare none.
 
-use cy_tools::Dialect;
 use cy_tools::definition::Definition;
+use cy_tools::dialect::Dialect;
 use cy_tools::prelude::*;
 use serde::Serialize;
 use serde_json::json;
@@ -73,7 +73,7 @@ fn other_payloads_declare_no_output_schema() {
 
 #[tokio::test]
 async fn the_structured_result_matches_the_declared_schema() {
-    let tool = cy_tools::bind_tool(
+    let tool = cy_tools::binding::bind_tool(
         &TEXT_STATS,
         ToolContext::new(SessionIdentity::root("s", "t")),
     )

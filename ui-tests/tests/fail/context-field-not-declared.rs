@@ -1,5 +1,5 @@
 use cy_tools::prelude::*;
-use cy_tools::{Chat, ChatMessage};
+use cy_tools::services::{Chat, ChatMessage};
 
 /// Tell the chat something.
 #[tool(capabilities(session))]

@@ -1,5 +1,5 @@
 use cy_tools::prelude::*;
-use cy_tools::capability_set;
+use cy_tools::capability::capability_set;
 
 capability_set!(Mine: env);
 

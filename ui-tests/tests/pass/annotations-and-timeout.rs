@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use cy_tools::definition::Definition;
-use cy_tools::{ToolAnnotations, tool};
+use cy_tools::{tool, definition::ToolAnnotations};
 
 /// For people reading the code.
 #[tool(

@@ -1,7 +1,7 @@
 //! An existing parameter struct taken whole with `#[args]`, with a renamed tool.
 
 use cy_tools::definition::Definition;
-use cy_tools::{tool};
+use cy_tools::tool;
 
 /// The numbers to add.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use cy_tools::memory::MemoryChat;
 use cy_tools::prelude::*;
-use cy_tools::{Chat, ChatMessage};
+use cy_tools::services::{Chat, ChatMessage};
 
 /// Tell the chat.
 #[tool(capabilities(chat))]

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cy_tools::memory::MemorySandbox;
 use cy_tools::prelude::*;
 use cy_tools::definition::Definition;
-use cy_tools::{Sandbox, ToolCall};
+use cy_tools::{ToolCall, services::Sandbox};
 
 /// Describe the call.
 #[tool(capabilities(env, session))]

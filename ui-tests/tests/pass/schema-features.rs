@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use cy_tools::definition::Definition;
-use cy_tools::{tool};
+use cy_tools::tool;
 
 /// A colour.
 #[derive(serde::Deserialize, schemars::JsonSchema)]

@@ -16,7 +16,7 @@ mod tools {
 }
 
 use cy_tools::definition::Definition;
-use cy_tools::{CapabilitySet, Capability, ToolDefinition};
+use cy_tools::{capability::{Capability, CapabilitySet}, definition::ToolDefinition};
 
 static SAME: &ToolDefinition<tools::ReadParams, tools::ReadCaps> = &tools::READ;
 

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use cy_tools::{ExecutionLog, SpecStore};
+use cy_tools::{services::ExecutionLog, session::SpecStore};
 use cy_tools_agent::SUBAGENT_PROMPT;
 use cy_tools_session::store::SqliteStore;
 

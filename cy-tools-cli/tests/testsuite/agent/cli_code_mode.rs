@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use cy_tools::SpecStore;
+use cy_tools::session::SpecStore;
 use cy_tools_session::store::SqliteStore;
 use serde_json::json;
 

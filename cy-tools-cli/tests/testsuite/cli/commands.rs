@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use cy_tools::{Dialect, ToolRegistry};
+use cy_tools::{ToolRegistry, dialect::Dialect};
 // Linked so `ToolRegistry::linked()` here sees the same built-ins as the binary.
 use cy_tools_cli as _;
 use serde_json::{Value, json};

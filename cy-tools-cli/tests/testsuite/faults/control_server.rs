@@ -15,7 +15,8 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use cy_tools::{
-    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult, bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult,
+    binding::bind_tool,
 };
 use cy_tools_remote::RemoteExecutor;
 use cy_tools_sandbox::tools::execute_code::EXECUTE_CODE;

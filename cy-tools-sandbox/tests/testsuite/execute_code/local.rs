@@ -3,7 +3,10 @@
 
 use std::sync::Arc;
 
-use cy_tools::{CodeExecutor, CodeOptions, ServiceErrorKind, ToolRegistry};
+use cy_tools::{
+    ToolRegistry,
+    services::{CodeExecutor, CodeOptions, ServiceErrorKind},
+};
 use cy_tools_sandbox::ExecLimits;
 use cy_tools_sandbox::LocalSandbox;
 use cy_tools_sandbox::executor::LocalExecutor;

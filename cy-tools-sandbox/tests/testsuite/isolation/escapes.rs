@@ -5,7 +5,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cy_tools::{ExecOptions, Sandbox, SessionIdentity, ToolContext, bind_tool};
+use cy_tools::{
+    SessionIdentity, ToolContext,
+    binding::bind_tool,
+    services::{ExecOptions, Sandbox},
+};
 use cy_tools_remote::RemoteExecutor;
 use cy_tools_remote::RemoteSandbox;
 use cy_tools_remote::control_server::{ControlServer, ControlServerConfig};

@@ -13,7 +13,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cy_tools::{ExecOptions, Sandbox};
+use cy_tools::services::{ExecOptions, Sandbox};
 use cy_tools_sandbox::LocalSandbox;
 
 use super::isolation_available;

@@ -20,8 +20,9 @@ mod metadata;
 use std::sync::Arc;
 
 use cy_tools::{
-    BoundTool, CancellationToken, ExecOptions, Sandbox, SessionIdentity, ToolCall, ToolContext,
-    bind_tool,
+    BoundTool, CancellationToken, SessionIdentity, ToolCall, ToolContext,
+    binding::bind_tool,
+    services::{ExecOptions, Sandbox},
 };
 use cy_tools_sandbox::executor::LocalExecutor;
 use cy_tools_sandbox::tools::execute_code::EXECUTE_CODE;
@@ -71,7 +72,7 @@ pub(super) async fn call(tool: &BoundTool, args: serde_json::Value) -> String {
 
 pub(super) fn tools(
     host: &Host,
-    executor: Option<Arc<dyn cy_tools::CodeExecutor>>,
+    executor: Option<Arc<dyn cy_tools::services::CodeExecutor>>,
 ) -> (BoundTool, BoundTool, Arc<dyn Sandbox>) {
     let env: Arc<dyn Sandbox> = Arc::new(
         LocalSandbox::new(host.workspace())

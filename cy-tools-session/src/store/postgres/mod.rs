@@ -3,9 +3,9 @@
 //!
 //! * [`PostgresStore::connect`] opens a pool, brings the schema to this build's version
 //!   ([`schema`]) and hands out [`TenantStore`]s, the store as one tenant sees it.
-//! * [`TenantStore`] is every session service at once: [`SpecStore`](cy_tools::SpecStore),
-//!   [`ExecutionLog`](cy_tools::ExecutionLog), [`Chat`](cy_tools::Chat) and
-//!   [`Coordinator`](cy_tools::Coordinator); each of its queries names its tenant.
+//! * [`TenantStore`] is every session service at once: [`SpecStore`](cy_tools::session::SpecStore),
+//!   [`ExecutionLog`](cy_tools::services::ExecutionLog), [`Chat`](cy_tools::services::Chat) and
+//!   [`Coordinator`](cy_tools::services::Coordinator); each of its queries names its tenant.
 //! * Signals are rows; `NOTIFY` only wakes the workers waiting for them ([`listener`]), and a
 //!   waiter looks at the table every [`PostgresSettings::poll_every`] anyway.
 //! * A lost connection is retried with backoff for [`PostgresSettings::retry_for`], then
@@ -23,7 +23,7 @@ mod tenant;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
@@ -37,7 +37,7 @@ pub use tenant::TenantStore;
 ///
 /// ```no_run
 /// # tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap().block_on(async {
-/// use cy_tools::SpecStore;
+/// use cy_tools::session::SpecStore;
 /// use cy_tools_session::store::PostgresStore;
 ///
 /// let store = PostgresStore::connect("postgres://cy@127.0.0.1:5432/cy").await.unwrap();

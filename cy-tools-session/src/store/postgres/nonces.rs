@@ -1,7 +1,7 @@
 //! Approval nonces spent in PostgreSQL, once for every worker of the tenant (see
 //! `store::nonces`).
 
-use cy_tools::{BoxFuture, ServiceError};
+use cy_tools::{BoxFuture, services::ServiceError};
 
 use super::TenantStore;
 use cy_tools::approval::SpentNonces;

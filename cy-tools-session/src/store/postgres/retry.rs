@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::time::{Duration, Instant};
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 use deadpool_postgres::PoolError;
 use tokio_postgres::error::SqlState;
 

@@ -9,7 +9,7 @@
 //! would refuse a string holding `\u0000`, which a tool's arguments may. Cast it (`::jsonb`) to
 //! query it.
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 use deadpool_postgres::Pool;
 
 use super::retry::{Failure, Target};

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use cy_tools::{ServiceError, ServiceErrorKind};
+use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 /// How a worker uses its PostgreSQL store.
 ///

@@ -6,7 +6,10 @@
 
 use std::time::Duration;
 
-use cy_tools::{BoxFuture, Coordinator, ServiceError, ServiceErrorKind};
+use cy_tools::{
+    BoxFuture,
+    services::{Coordinator, ServiceError, ServiceErrorKind},
+};
 use serde_json::Value;
 
 use super::listener::{CHANNEL, key};

@@ -4,8 +4,11 @@
 use std::sync::Arc;
 
 use cy_tools::{
-    BoxFuture, Chat, ChatMessage, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind,
-    SessionSpec, SpecStore, UsageEntry,
+    BoxFuture, SessionSpec,
+    services::{
+        Chat, ChatMessage, ExecutionLog, LogEntry, ServiceError, ServiceErrorKind, UsageEntry,
+    },
+    session::SpecStore,
 };
 
 use super::retry::Failure;

@@ -22,10 +22,12 @@ use std::process::Command;
 use std::sync::Mutex;
 
 use cy_tools::{
-    CancellationToken, ExecutionLog, LogEntry, ServiceErrorKind, SessionSpec, ToolCall, ToolResult,
+    CancellationToken, SessionSpec, ToolCall, ToolResult,
+    services::{ExecutionLog, LogEntry, ServiceErrorKind},
 };
 use cy_tools_session::store::SqliteStore;
-use cy_tools_session::{LocalSessionFactory, Session};
+use cy_tools::Session;
+use cy_tools_session::LocalSessionFactory;
 use serde_json::json;
 
 use crate::support::alone::{Alone, alone};

@@ -144,7 +144,7 @@ async fn a_panicking_and_a_hanging_tool_fail_their_call_only_and_are_recorded() 
         ("c5", "explode", true, Some(PANIC_TEXT)),
         ("c6", "write_file", false, None),
     ];
-    let check = |entries: Vec<cy_tools::LogEntry>| {
+    let check = |entries: Vec<cy_tools::services::LogEntry>| {
         assert_eq!(entries.len(), expected.len(), "{entries:#?}");
         for (entry, (id, tool, is_error, text)) in entries.iter().zip(expected) {
             assert_eq!(

@@ -4,7 +4,11 @@
 
 use std::sync::Arc;
 
-use cy_tools::{ExecutionLog, LogEntry, ServiceError, SpecStore, ToolRegistry};
+use cy_tools::{
+    ToolRegistry,
+    services::{ExecutionLog, LogEntry, ServiceError},
+    session::SpecStore,
+};
 use cy_tools_session::LocalSessionFactory;
 use cy_tools_session::store::SqliteStore;
 use cy_tools_session::store::{PostgresSettings, PostgresStore};

@@ -33,7 +33,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use cy_tools::{ExecutorSpec, SessionSpec, ToolCall};
+use cy_tools::{SessionSpec, ToolCall, session::ExecutorSpec};
 use cy_tools_session::LocalSessionFactory;
 use cy_tools_session::store::SqliteStore;
 use serde_json::Value;

@@ -18,7 +18,7 @@ mod workers;
 use std::path::Path;
 use std::sync::Arc;
 
-use cy_tools::{ExecutorSpec, SessionSpec, ToolRegistry};
+use cy_tools::{SessionSpec, ToolRegistry, session::ExecutorSpec};
 use cy_tools_session::LocalSessionFactory;
 use cy_tools_session::store::{PostgresSettings, PostgresStore};
 

@@ -3,7 +3,10 @@
 
 use std::path::Path;
 
-use cy_tools::{ExecutorSpec, SessionSpec, SubagentProfile};
+use cy_tools::{
+    SessionSpec,
+    session::{ExecutorSpec, SubagentProfile},
+};
 use cy_tools_session::LocalSessionFactory;
 use cy_tools_session::store::SqliteStore;
 

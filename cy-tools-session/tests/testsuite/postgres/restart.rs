@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use cy_tools::{CancellationToken, ServiceErrorKind, SpecStore, ToolCall};
+use cy_tools::{CancellationToken, ToolCall, services::ServiceErrorKind, session::SpecStore};
 use cy_tools_session::store::PostgresStore;
 use serde_json::json;
 

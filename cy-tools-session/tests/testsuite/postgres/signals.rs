@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use cy_tools::Coordinator;
+use cy_tools::services::Coordinator;
 use serde_json::json;
 
 use super::{connect, runtime};

@@ -2,8 +2,9 @@
 //! start; specs, calls and chat messages come back as written.
 
 use cy_tools::{
-    CancellationToken, Chat, ChatMessage, ExecutionLog, LogEntry, ServiceErrorKind, SpecStore,
-    ToolCall, ToolResult,
+    CancellationToken, ToolCall, ToolResult,
+    services::{Chat, ChatMessage, ExecutionLog, LogEntry, ServiceErrorKind},
+    session::SpecStore,
 };
 use cy_tools_session::store::SCHEMA_VERSION;
 use serde_json::json;

@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use cy_tools::{
-    Chat, ChatMessage, Coordinator, ExecutionLog, LogEntry, ServiceErrorKind, SpecStore, ToolResult,
+    ToolResult,
+    services::{Chat, ChatMessage, Coordinator, ExecutionLog, LogEntry, ServiceErrorKind},
+    session::SpecStore,
 };
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! Token usage in the PostgreSQL store: recorded and read back by tenant, and a database at
 //! schema version 1 (before usage was kept) migrated with its calls intact.
 
-use cy_tools::{ExecutionLog, UsageEntry};
+use cy_tools::services::{ExecutionLog, UsageEntry};
 use cy_tools_session::store::SCHEMA_VERSION;
 use serde_json::json;
 

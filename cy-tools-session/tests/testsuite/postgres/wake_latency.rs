@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use cy_tools::Coordinator;
+use cy_tools::services::Coordinator;
 use serde_json::json;
 
 use super::{connect, runtime};

@@ -68,7 +68,7 @@ async fn role(role: &str, dir: &Path, url: &str, t: &str) {
     let cancel = CancellationToken::new();
     let mut answers = Vec::new();
     let mut call =
-        async |session: &cy_tools_session::Session, id: &str, tool: &str, args: Value| {
+        async |session: &cy_tools::Session, id: &str, tool: &str, args: Value| {
             let result = session
                 .execute(tool, ToolCall::new(id, args), &cancel)
                 .await;

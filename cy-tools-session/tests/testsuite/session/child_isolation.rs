@@ -5,7 +5,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use cy_tools::memory::{MemoryLog, MemorySpecs};
-use cy_tools::{CancellationToken, Chat, ChildRequest, SubagentProfile, ToolCall, ToolRegistry};
+use cy_tools::{
+    CancellationToken, ToolCall, ToolRegistry,
+    services::{Chat, ChildRequest},
+    session::SubagentProfile,
+};
 use cy_tools_session::tools::delegate::UNAVAILABLE;
 use cy_tools_session::{LocalChat, LocalSessionFactory};
 use serde_json::json;
@@ -414,7 +418,7 @@ fn sessions_signal_each_other_and_talk_to_the_chat() {
     });
 }
 
-cy_tools::capability_set!(FactoryCaps: factory);
+cy_tools::capability::capability_set!(FactoryCaps: factory);
 
 #[test]
 fn the_context_factory_is_one_level_shallower_for_each_child_and_absent_at_the_maximum() {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use cy_tools::{BoxFuture, CancellationToken, ExecutorSpec, ToolCall, ToolRegistry};
+use cy_tools::{BoxFuture, CancellationToken, ToolCall, ToolRegistry, session::ExecutorSpec};
 use cy_tools_code_mode::{Approval, ApprovalHook, ApprovalRequest, CodeModeLimits};
 use cy_tools_remote::control_server::{ControlServer, ControlServerConfig};
 use cy_tools_session::LocalSessionFactory;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cy_tools::memory::{MemoryLog, MemorySpecs};
 use cy_tools::prelude::*;
 use cy_tools::services::{ChatTool, ServiceError};
-use cy_tools::{BoxFuture, ChildRequest, SubagentProfile};
+use cy_tools::{BoxFuture, services::ChildRequest, session::SubagentProfile};
 use cy_tools_session::compose::Extras;
 use cy_tools_session::{LocalChat, LocalSessionFactory};
 use serde_json::json;

@@ -11,7 +11,7 @@ use cy_tools_session::LocalSessionFactory;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use cy_tools::SubagentProfile;
+use cy_tools::session::SubagentProfile;
 
 use super::{runtime, spec};
 use crate::support::alone::alone;

@@ -2,7 +2,11 @@
 
 use std::sync::Arc;
 
-use cy_tools::{ExecutorSpec, ServiceErrorKind, SessionIdentity, SubagentProfile, ToolRegistry};
+use cy_tools::{
+    SessionIdentity, ToolRegistry,
+    services::ServiceErrorKind,
+    session::{ExecutorSpec, SubagentProfile},
+};
 use cy_tools_session::LocalSessionFactory;
 use cy_tools_session::store::SqliteStore;
 

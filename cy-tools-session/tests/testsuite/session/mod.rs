@@ -17,7 +17,7 @@ mod state;
 
 use std::path::Path;
 
-use cy_tools::{ExecutorSpec, SessionSpec};
+use cy_tools::{SessionSpec, session::ExecutorSpec};
 
 /// A root spec working in `dir`, running code with `sh` (so no Python is needed).
 fn spec(id: &str, dir: &Path) -> SessionSpec {

@@ -9,8 +9,9 @@
 use std::path::Path;
 
 use cy_tools::{
-    CancellationToken, ChildRequest, ExecutorSpec, SessionSpec, SubagentProfile, ToolCall,
-    WorkspaceHost,
+    CancellationToken, SessionSpec, ToolCall,
+    services::ChildRequest,
+    session::{ExecutorSpec, SubagentProfile, WorkspaceHost},
 };
 use cy_tools_session::LocalSessionFactory;
 use serde_json::json;

@@ -6,7 +6,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use cy_tools::{BoxFuture, ServiceError, ServiceErrorKind, ToolCall};
+use cy_tools::{
+    BoxFuture, ToolCall,
+    services::{ServiceError, ServiceErrorKind},
+};
 use cy_tools_session::{SubagentRun, SubagentRunner};
 use serde_json::Value;
 

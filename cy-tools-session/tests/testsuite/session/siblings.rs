@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use cy_tools::memory::{MemoryLog, MemorySpecs};
-use cy_tools::{CancellationToken, ChildRequest, Session, SubagentProfile, ToolCall, ToolRegistry};
+use cy_tools::{
+    CancellationToken, Session, ToolCall, ToolRegistry, services::ChildRequest,
+    session::SubagentProfile,
+};
 use cy_tools_session::LocalSessionFactory;
 use serde_json::json;
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use cy_tools::prelude::*;
-use cy_tools::{ChildRequest, SubagentProfile};
+use cy_tools::{services::ChildRequest, session::SubagentProfile};
 use cy_tools_session::LocalSessionFactory;
 use cy_tools_session::store::SqliteStore;
 use serde_json::json;

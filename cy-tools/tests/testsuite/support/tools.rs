@@ -3,7 +3,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use cy_tools::{BoxFuture, CallInfo, Ctx, ToolDefinition, ToolResult, capability_set};
+use cy_tools::{
+    BoxFuture, CallInfo, Ctx, ToolResult, capability::capability_set, definition::ToolDefinition,
+};
 use serde::Deserialize;
 
 /// Parameters of `add`.
@@ -67,7 +69,7 @@ pub struct SayParams {
 
 fn say<'a>(p: SayParams, ctx: Ctx<'a, ChatCaps>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
     Box::pin(async move {
-        let message = cy_tools::ChatMessage {
+        let message = cy_tools::services::ChatMessage {
             session_id: ctx.session().session_id.clone(),
             text: p.text,
         };
@@ -92,7 +94,7 @@ fn fail<'a>(_: (), _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
         let r: Result<String, cy_tools::ToolError> = Err(cy_tools::ToolError::new(
             "the disk is full; free space and retry",
         ));
-        cy_tools::IntoToolResult::into_tool_result(r)
+        cy_tools::call::IntoToolResult::into_tool_result(r)
     })
 }
 

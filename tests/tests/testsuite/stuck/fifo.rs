@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cy_tools::prelude::*;
-use cy_tools::{CancellationToken, ToolCall, bind_tool};
+use cy_tools::{CancellationToken, ToolCall, binding::bind_tool};
 use cy_tools_builtin::executor::RemoteExecutor;
 use cy_tools_builtin::tools::execute_code::EXECUTE_CODE;
 use serde_json::json;

@@ -9,7 +9,7 @@ mod gemini;
 mod mcp;
 mod openai;
 
-use cy_tools::Dialect;
+use cy_tools::dialect::Dialect;
 use serde_json::Value;
 
 /// Every violation of `dialect`'s rules in one tool declaration.

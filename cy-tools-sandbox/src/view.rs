@@ -1,4 +1,4 @@
-//! `LocalSandbox` (a workspace folder on the host) and `SessionEnv` (a session's view of it).
+//! `LocalSandbox` (a workspace folder on the host) and `SandboxView` (a session's view of it).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -6,8 +6,11 @@ use std::sync::Arc;
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
 use cy_tools::{
-    BoxFuture, DirEntryInfo, ExecOptions, ProcessTable, Sandbox, SearchOptions, SearchResult,
-    ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+    BoxFuture,
+    services::{
+        DirEntryInfo, ExecOptions, ProcessTable, Sandbox, SearchOptions, SearchResult,
+        ServiceError, ServiceErrorKind, ShellResult, WalkOptions, WalkResult,
+    },
 };
 
 use crate::confine::{self, WORKSPACE_PREFIX};
@@ -22,7 +25,7 @@ const INLINE_READ_MAX: usize = 64 * 1024;
 ///
 /// ```
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
-/// use cy_tools::Sandbox;
+/// use cy_tools::services::Sandbox;
 /// use cy_tools_sandbox::LocalSandbox;
 ///
 /// let dir = tempfile::tempdir().unwrap();
@@ -69,7 +72,7 @@ impl LocalSandbox {
     /// # Panics
     /// When the root cannot be opened even after it is made again (the host is out of file
     /// descriptors, say). A server that must not panic uses [`LocalSandbox::try_env`].
-    pub fn env(&self) -> SessionEnv {
+    pub fn env(&self) -> SandboxView {
         self.try_env().unwrap_or_else(|err| panic!("{err}"))
     }
 
@@ -78,9 +81,9 @@ impl LocalSandbox {
     ///
     /// # Errors
     /// The root cannot be opened (out of file descriptors, permissions changed).
-    pub fn try_env(&self) -> std::io::Result<SessionEnv> {
+    pub fn try_env(&self) -> std::io::Result<SandboxView> {
         let open = || {
-            SessionEnv::open(
+            SandboxView::open(
                 self.root.clone(),
                 WORKSPACE_PREFIX.to_string(),
                 self.limits.clone(),
@@ -108,7 +111,7 @@ impl LocalSandbox {
 /// Cloning shares the view and its process table; the processes are killed when the last
 /// clone is dropped.
 #[derive(Clone)]
-pub struct SessionEnv {
+pub struct SandboxView {
     inner: Arc<EnvInner>,
 }
 
@@ -120,11 +123,11 @@ struct EnvInner {
     processes: LocalProcessTable,
 }
 
-impl SessionEnv {
+impl SandboxView {
     fn open(host_path: PathBuf, display: String, limits: ExecLimits) -> std::io::Result<Self> {
         let dir = Dir::open_ambient_dir(&host_path, ambient_authority())?;
         let processes = LocalProcessTable::new(dir.try_clone()?, host_path.clone(), limits.clone());
-        Ok(SessionEnv {
+        Ok(SandboxView {
             inner: Arc::new(EnvInner {
                 dir,
                 host_path,
@@ -180,7 +183,7 @@ impl SessionEnv {
     ///
     /// # Errors
     /// As [`Sandbox::scoped`].
-    pub fn scoped_env(&self, subdir: &str) -> Result<SessionEnv, ServiceError> {
+    pub fn scoped_env(&self, subdir: &str) -> Result<SandboxView, ServiceError> {
         let rel = confine::relative(subdir)?;
         if rel == Path::new(".") {
             return Err(ServiceError::new(
@@ -207,7 +210,7 @@ impl SessionEnv {
             host_path.clone(),
             self.inner.limits.clone(),
         );
-        Ok(SessionEnv {
+        Ok(SandboxView {
             inner: Arc::new(EnvInner {
                 dir,
                 host_path,
@@ -282,16 +285,16 @@ impl SessionEnv {
     }
 }
 
-impl std::fmt::Debug for SessionEnv {
+impl std::fmt::Debug for SandboxView {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SessionEnv")
+        f.debug_struct("SandboxView")
             .field("display", &self.inner.display)
             .field("host_path", &self.inner.host_path)
             .finish()
     }
 }
 
-impl Sandbox for SessionEnv {
+impl Sandbox for SandboxView {
     fn describe(&self) -> String {
         self.inner.display.clone()
     }
