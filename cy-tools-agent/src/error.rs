@@ -1,14 +1,18 @@
 //! `AgentError`: what stops a run other than its answer or a limit.
 
+use std::error::Error;
 use std::fmt;
+use std::sync::Arc;
 
 use cy_tools::services::{ServiceError, ServiceErrorKind};
 
-/// Why a run failed: its configuration, or the model API.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a run failed: its configuration, or the model API; the error of another crate it came
+/// from (a connection's, a TLS handshake's, a body's) is its [`source`](Error::source).
+#[derive(Clone, Debug)]
 pub struct AgentError {
     kind: AgentErrorKind,
     message: String,
+    source: Option<Arc<dyn Error + Send + Sync>>,
 }
 
 /// What kind of failure an [`AgentError`] is.
@@ -26,6 +30,7 @@ impl AgentError {
         AgentError {
             kind: AgentErrorKind::Usage,
             message: message.into(),
+            source: None,
         }
     }
 
@@ -33,7 +38,15 @@ impl AgentError {
         AgentError {
             kind: AgentErrorKind::Provider,
             message: message.into(),
+            source: None,
         }
+    }
+
+    /// The same error, caused by `source`.
+    #[must_use]
+    pub(crate) fn with_source(mut self, source: impl Into<Box<dyn Error + Send + Sync>>) -> Self {
+        self.source = Some(Arc::from(source.into()));
+        self
     }
 
     /// What kind of failure it is.
@@ -48,7 +61,20 @@ impl fmt::Display for AgentError {
     }
 }
 
-impl std::error::Error for AgentError {}
+impl Error for AgentError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn Error + 'static))
+    }
+}
+
+/// Two errors are equal when they say the same: the source is for diagnosis.
+impl PartialEq for AgentError {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.message == other.message
+    }
+}
+
+impl Eq for AgentError {}
 
 impl From<AgentError> for ServiceError {
     fn from(err: AgentError) -> Self {
@@ -56,6 +82,6 @@ impl From<AgentError> for ServiceError {
             AgentErrorKind::Usage => ServiceErrorKind::InvalidInput,
             AgentErrorKind::Provider => ServiceErrorKind::Unavailable,
         };
-        ServiceError::new(kind, err.message)
+        ServiceError::new(kind, err.message.clone()).with_source(err)
     }
 }

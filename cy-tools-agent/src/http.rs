@@ -153,6 +153,7 @@ impl Answer {
                 AgentError::provider(format!(
                     "the API's answer could not be read: {err}; check the base URL points at the API itself"
                 ))
+                .with_source(err)
             })
     }
 
@@ -172,7 +173,8 @@ impl Answer {
                 Some(Err(err)) => {
                     return Err(AgentError::provider(format!(
                         "the API's streamed answer broke off: {err}; try again"
-                    )));
+                    ))
+                    .with_source(err));
                 }
             }
         }
@@ -212,7 +214,7 @@ impl Client {
         )
         .await
         .map_err(|_| unreachable(&"connecting timed out"))?
-        .map_err(|err| unreachable(&err))?;
+        .map_err(|err| unreachable(&err).with_source(err))?;
         let _ = tcp.set_nodelay(true);
         let mut request = Request::post(path)
             .header(HOST, base.host_header())

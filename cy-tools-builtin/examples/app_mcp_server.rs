@@ -46,7 +46,9 @@ fn tools(root: &Path) -> Result<Toolset, Box<dyn std::error::Error>> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
-    cy_tools_mcp::serve_stdio(tools(&root)?).await?;
+    cy_tools_builtin::mcp::McpServer::new(tools(&root)?)?
+        .serve_stdio()
+        .await?;
     Ok(())
 }
 
@@ -63,7 +65,8 @@ mod tests {
         let tools = super::tools(dir.path()).unwrap();
         let (client, server) = tokio::io::duplex(1 << 16);
         let (server_read, server_write) = tokio::io::split(server);
-        tokio::spawn(cy_tools_mcp::serve_io(tools, server_read, server_write));
+        let server = cy_tools_builtin::mcp::McpServer::new(tools).unwrap();
+        tokio::spawn(server.serve(server_read, server_write));
         let (read, mut write) = tokio::io::split(client);
         let mut lines = BufReader::new(read).lines();
         let mut ask = async |message: Value| -> Value {

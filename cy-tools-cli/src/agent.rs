@@ -250,7 +250,7 @@ fn open_session(
     config: &AgentConfig,
     runtime: &CommandRuntime,
 ) -> Result<Session, CliError> {
-    let fail = |err: cy_tools::services::ServiceError| CliError::new(err.to_string());
+    let fail = CliError::from;
     let location = match &args.session.store {
         Some(text) => Some(
             StoreLocation::parse(text).map_err(|err| CliError::new(format!("--store: {err}")))?,

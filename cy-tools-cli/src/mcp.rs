@@ -50,7 +50,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         None => McpServer::new(opened.tools).map(|server| server.with_workspace(workspace)),
     }
     .and_then(McpServer::with_state_key_from_env)
-    .map_err(|err| CliError::new(err.to_string()))?;
+    .map_err(CliError::from)?;
     // With a store, each approval is spent in it: one replica runs it.
     let server = match opened.spent_nonces {
         Some(nonces) => server.with_spent_nonces(nonces),
@@ -67,8 +67,8 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
             .with_max_concurrent_calls(
                 usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX),
             );
-        match runtime.run_here(cy_tools_mcp::serve_server_stdio(server))? {
-            Some(served) => served.map_err(|err| CliError::new(err.to_string()))?,
+        match runtime.run_here(server.serve_stdio())? {
+            Some(served) => served.map_err(CliError::from)?,
             None => tracing::info!("interrupted: stopping the MCP server"),
         }
     }

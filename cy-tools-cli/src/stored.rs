@@ -45,7 +45,7 @@ pub(super) fn open(
     spec_path: &Path,
     runtime: &CommandRuntime,
 ) -> Result<(Session, Option<Arc<dyn SpentNonces>>), CliError> {
-    let fail = |err: cy_tools::services::ServiceError| CliError::new(err.to_string());
+    let fail = CliError::from;
     let allowed = wanted.tools.map(|tools| {
         let mut allowed = vec![EXECUTE_CODE.to_string()];
         allowed.extend(tools.iter().filter(|t| *t != EXECUTE_CODE).cloned());

@@ -1,8 +1,13 @@
 //! # cy-tools-mcp
 //!
-//! An MCP server over a session's [`Toolset`], with the `rmcp` crate. It depends on the core
+//! An MCP server over a session's [`Toolset`](cy_tools::Toolset), with the `rmcp` crate. It depends on the core
 //! (`cy-tools`) only: an application serving tools of its own links no built-in tool it did
 //! not ask for (the built-ins are `cy-tools-sandbox`'s and `cy-tools-session`'s).
+//!
+//! An [`McpServer`] is made over a toolset ([`McpServer::new`]) or a session, whose log then
+//! records every call ([`McpServer::for_session`]), and served one way per transport:
+//! [`McpServer::serve_stdio`], [`McpServer::serve`] over any pair of byte streams, and
+//! `http::McpHttpServer` over streamable HTTP (feature `http`).
 //!
 //! * `tools/list` answers every tool of the toolset, sorted by name, declared as the
 //!   [`Dialect::Mcp`](cy_tools::dialect::Dialect::Mcp) export (input schema, title, annotations).
@@ -33,7 +38,7 @@
 //!   request's `id` (or `null`) for an invalid request, nothing for a malformed notification.
 //! * The protocol owns stdout; logs go through `tracing`, which the `cy-tools` binary writes to
 //!   stderr.
-//! * Over streamable HTTP (feature `mcp-http`): the `http` module, the same server behind a bearer
+//! * Over streamable HTTP (feature `http`): the `http` module, the same server behind a bearer
 //!   token, `Origin` checks and bounded requests, stateless so replicas can share a workspace.
 //!
 //! ```no_run
@@ -48,7 +53,7 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let context = ToolContext::new(SessionIdentity::root("s-1", "local"));
 //! let tools = ToolRegistry::linked()?.try_build(&["add"], context)?;
-//! cy_tools_mcp::serve_stdio(tools).await?;
+//! cy_tools_mcp::McpServer::new(tools)?.serve_stdio().await?;
 //! # Ok(())
 //! # }
 //! //! ```
@@ -69,6 +74,7 @@ mod line_check;
 mod lines;
 mod progress;
 mod request_state;
+mod serve;
 mod server;
 mod transport;
 
@@ -76,98 +82,3 @@ pub use call_slots::DEFAULT_MAX_CONCURRENT_CALLS;
 pub use error::ServeError;
 pub use request_state::{MIN_STATE_KEY_LEN, STATE_KEY_ENV, STATE_LIFETIME};
 pub use server::{McpServer, TOOL_LIST_TTL_MS};
-
-use cy_tools::{CancellationToken, Toolset};
-use rmcp::ServiceExt as _;
-use rmcp::service::QuitReason;
-use tokio::io::{AsyncRead, AsyncWrite};
-
-/// Serves `tools` over this process's stdin and stdout until the client closes stdin, or
-/// closes its end of stdout (it died, or was killed): calls still running then are dropped
-/// at once, which stops their work, since nobody could read their answers.
-///
-/// At most [`DEFAULT_MAX_CONCURRENT_CALLS`] calls run at once (a server made with
-/// [`McpServer::with_max_concurrent_calls`] has its own cap); the rest wait their turn.
-///
-/// # Errors
-/// A tool's declaration cannot be made (see [`McpServer::new`]), the client's `initialize`
-/// fails, or the connection breaks.
-pub async fn serve_stdio(tools: Toolset) -> Result<(), ServeError> {
-    serve_server_stdio(McpServer::new(tools)?).await
-}
-
-/// [`serve_stdio`] with a server made already: one that runs its calls on a runtime of their
-/// own ([`McpServer::with_call_runtime`]), so a tool stuck on its thread cannot stop the
-/// protocol (ping, cancellation, shutdown) from being answered.
-///
-/// # Errors
-/// As [`serve_stdio`].
-pub async fn serve_server_stdio(server: McpServer) -> Result<(), ServeError> {
-    let (stdin, stdout) = rmcp::transport::io::stdio_pipes();
-    #[cfg(unix)]
-    {
-        tokio::select! {
-            served = serve_server_io(server, stdin, stdout) => served,
-            () = hangup::stdout_closed() => {
-                tracing::info!("the client closed its end of stdout: stopping, with the calls in flight");
-                Ok(())
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    serve_server_io(server, stdin, stdout).await
-}
-
-/// Serves `tools` over a pair of byte streams carrying newline-delimited JSON-RPC, until the
-/// input ends. [`serve_stdio`] is this over stdin and stdout; tests use in-memory pipes.
-///
-/// Bad input is answered as JSON-RPC 2.0 says: a line that is not JSON with `-32700` and
-/// `"id": null`, an invalid request with `-32600` and its `id` (`null` when none can be read),
-/// and a malformed notification not at all. A line may be at most 16 MiB long; a longer one is
-/// dropped as it arrives and answered `-32600`.
-///
-/// # Errors
-/// As [`serve_stdio`].
-pub async fn serve_io<R, W>(tools: Toolset, input: R, output: W) -> Result<(), ServeError>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
-    serve_server_io(McpServer::new(tools)?, input, output).await
-}
-
-async fn serve_server_io<R, W>(server: McpServer, input: R, output: W) -> Result<(), ServeError>
-where
-    R: AsyncRead + Send + Unpin + 'static,
-    W: AsyncWrite + Send + Unpin + 'static,
-{
-    let server = server.with_default_call_cap();
-    let served = CancellationToken::new();
-    let (transport, io) = transport::connect(input, output, served.clone().cancelled_owned());
-    let service = async {
-        let result = serve_transport(server, transport).await;
-        // Stops reading: nothing read now could be answered. The output is still written to
-        // its end.
-        served.cancel();
-        result
-    };
-    let (result, ()) = tokio::join!(service, io);
-    result
-}
-
-async fn serve_transport(
-    server: McpServer,
-    transport: transport::LineTransport,
-) -> Result<(), ServeError> {
-    let running = server
-        .serve(transport)
-        .await
-        .map_err(|err| ServeError::Initialize(err.to_string()))?;
-    match running.waiting().await {
-        Ok(QuitReason::JoinError(err)) | Err(err) => Err(ServeError::Connection(err.to_string())),
-        Ok(reason) => {
-            tracing::info!(?reason, "MCP connection closed");
-            Ok(())
-        }
-    }
-}

@@ -69,15 +69,20 @@ impl McpServer {
     pub fn new(tools: Toolset) -> Result<Self, ServeError> {
         let mut declarations = Vec::with_capacity(tools.len());
         for tool in &tools {
-            let declaration_error = |message: String| ServeError::Declaration {
-                tool: tool.name().to_string(),
-                message,
-            };
+            let declaration_error =
+                |message: String, source: Box<dyn std::error::Error + Send + Sync>| {
+                    ServeError::Declaration {
+                        tool: tool.name().to_string(),
+                        message,
+                        source,
+                    }
+                };
             let value = Dialect::Mcp
                 .export(tool)
-                .map_err(|err| declaration_error(err.to_string()))?;
-            let declaration: Tool = serde_json::from_value(value)
-                .map_err(|err| declaration_error(format!("not an MCP `Tool`: {err}")))?;
+                .map_err(|err| declaration_error(err.to_string(), err.into()))?;
+            let declaration: Tool = serde_json::from_value(value).map_err(|err| {
+                declaration_error(format!("not an MCP `Tool`: {err}"), err.into())
+            })?;
             declarations.push(declaration);
         }
         declarations.sort_by(|a, b| a.name.cmp(&b.name));
@@ -192,7 +197,7 @@ impl McpServer {
 
     /// The same server, running each call's tool on `runtime`, so a tool
     /// that blocks its thread cannot hold up the protocol: serve it from another runtime with
-    /// [`serve_server_stdio`](super::serve_server_stdio).
+    /// [`serve_stdio`](Self::serve_stdio).
     #[must_use]
     pub fn with_call_runtime(mut self, runtime: Handle) -> Self {
         self.call_runtime = Some(runtime);

@@ -132,6 +132,19 @@ pub(crate) fn command_dir(
 
 /// Maps an I/O error on `path` to a message the model can act on.
 pub(crate) fn io_error(path: &str, err: &io::Error) -> ServiceError {
+    described(path, err).with_source(copy(err))
+}
+
+/// An operating-system error the same as `err` (its code, else its kind and text): `io::Error`
+/// cannot be cloned, and the callers hold theirs by reference.
+pub(crate) fn copy(err: &io::Error) -> io::Error {
+    match err.raw_os_error() {
+        Some(code) => io::Error::from_raw_os_error(code),
+        None => io::Error::new(err.kind(), err.to_string()),
+    }
+}
+
+fn described(path: &str, err: &io::Error) -> ServiceError {
     let text = err.to_string();
     // cap-std reports a resolution that would leave the root (through `..` or a symlink) so.
     if text.contains("outside of the filesystem") || err.raw_os_error() == Some(18) {

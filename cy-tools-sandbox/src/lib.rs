@@ -28,7 +28,6 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 pub mod confine;
-mod view;
 mod exec;
 pub mod executor;
 mod fs_ops;
@@ -39,10 +38,11 @@ mod regular;
 mod search;
 mod shell;
 pub mod tools;
+mod view;
 mod walk;
 
-pub use view::{LocalSandbox, SandboxView};
 pub use exec::group::kill_every_group;
 pub use isolation::Isolation;
 pub use limits::ExecLimits;
 pub use processes::LocalProcessTable;
+pub use view::{LocalSandbox, SandboxView};

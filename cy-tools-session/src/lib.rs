@@ -46,7 +46,6 @@ pub mod tools;
 mod tree_coordinator;
 mod workspace;
 
-
 pub use factory::LocalSessionFactory;
 pub use host_files::{spec_outside, store_outside};
 pub use keyed_log::KeyedLog;

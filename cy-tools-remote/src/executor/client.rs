@@ -203,7 +203,7 @@ impl RemoteExecutor {
         let stream = self.connect().await?;
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
-            .map_err(|err| self.lost(&err))?;
+            .map_err(|err| self.lost(err))?;
         let request = Request::post(self.path.as_str())
             .header(HOST, self.authority.as_str())
             .header(AUTHORIZATION, format!("Bearer {}", self.token))
@@ -219,12 +219,12 @@ impl RemoteExecutor {
             let response = sender
                 .send_request(request)
                 .await
-                .map_err(|err| self.lost(&err))?;
+                .map_err(|err| self.lost(err))?;
             let status = response.status();
             let bytes = Limited::new(response.into_body(), self.max_reply_bytes)
                 .collect()
                 .await
-                .map_err(|err| self.lost(&*err))?
+                .map_err(|err| self.lost(err))?
                 .to_bytes();
             Ok::<_, ServiceError>((status, bytes))
         };
@@ -253,7 +253,7 @@ impl RemoteExecutor {
         let stream = self.connect().await?;
         let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
-            .map_err(|err| self.lost(&err))?;
+            .map_err(|err| self.lost(err))?;
         tokio::spawn(connection.with_upgrades());
         let request = Request::get(self.code_mode_path.as_str())
             .header(HOST, self.authority.as_str())
@@ -270,35 +270,32 @@ impl RemoteExecutor {
         let response = sender
             .send_request(request)
             .await
-            .map_err(|err| self.lost(&err))?;
+            .map_err(|err| self.lost(err))?;
         if response.status() != StatusCode::SWITCHING_PROTOCOLS {
             let status = response.status();
             let bytes = Limited::new(response.into_body(), self.max_reply_bytes)
                 .collect()
                 .await
-                .map_err(|err| self.lost(&*err))?
+                .map_err(|err| self.lost(err))?
                 .to_bytes();
             return self.interpret(status, &bytes);
         }
         let upgraded = hyper::upgrade::on(response)
             .await
-            .map_err(|err| self.lost(&err))?;
+            .map_err(|err| self.lost(err))?;
         let (read, mut write) = tokio::io::split(TokioIo::new(upgraded));
         let mut reader = BufReader::new(read);
         body.push(b'\n');
-        write
-            .write_all(&body)
-            .await
-            .map_err(|err| self.lost(&err))?;
+        write.write_all(&body).await.map_err(|err| self.lost(err))?;
         let (replies, mut outgoing) = mpsc::unbounded_channel::<Vec<u8>>();
         let mut calls = JoinSet::new();
         loop {
             tokio::select! {
                 line = read_line(&mut reader, self.max_reply_bytes) => {
                     let Some(line) = line else {
-                        return Err(self.lost(&std::io::Error::other("the connection closed before the run's result")));
+                        return Err(self.lost(std::io::Error::other("the connection closed before the run's result")));
                     };
-                    let message: serde_json::Value = serde_json::from_slice(&line).map_err(|err| self.lost(&err))?;
+                    let message: serde_json::Value = serde_json::from_slice(&line).map_err(|err| self.lost(err))?;
                     if let Some(call) = message.get("call") {
                         let id = call["id"].clone();
                         let request = call["request"].clone();
@@ -313,13 +310,13 @@ impl RemoteExecutor {
                             let _ = replies.send(line);
                         });
                     } else if let Some(done) = message.get("done") {
-                        return serde_json::from_value::<ShellResult>(done.clone()).map_err(|err| self.lost(&err));
+                        return serde_json::from_value::<ShellResult>(done.clone()).map_err(|err| self.lost(err));
                     } else if let Some(refused) = message.get("refused") {
-                        return Err(serde_json::from_value::<ErrorReply>(refused.clone()).map_err(|err| self.lost(&err))?.into_error());
+                        return Err(serde_json::from_value::<ErrorReply>(refused.clone()).map_err(|err| self.lost(err))?.into_error());
                     }
                 }
                 Some(line) = outgoing.recv() => {
-                    write.write_all(&line).await.map_err(|err| self.lost(&err))?;
+                    write.write_all(&line).await.map_err(|err| self.lost(err))?;
                 }
                 Some(_) = calls.join_next(), if !calls.is_empty() => {}
             }
@@ -401,8 +398,9 @@ impl RemoteExecutor {
         )
     }
 
-    fn lost(&self, err: &(dyn std::error::Error + 'static)) -> ServiceError {
-        let why = with_causes(err);
+    fn lost(&self, err: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ServiceError {
+        let err = err.into();
+        let why = with_causes(&*err);
         ServiceError::new(
             ServiceErrorKind::Unavailable,
             format!(
@@ -410,6 +408,7 @@ impl RemoteExecutor {
                 self.endpoint
             ),
         )
+        .with_source(err)
     }
 }
 

@@ -137,7 +137,7 @@ impl Transport {
                 Ok(answer)
             }
             Ok(Err(err)) => Err(err),
-            Err(()) => Err(self.lost(&std::io::Error::other(
+            Err(()) => Err(self.lost(std::io::Error::other(
                 "the connection closed before the request was sent",
             ))),
         }
@@ -154,14 +154,14 @@ impl Transport {
             let response = match conn.sender.try_send_request(request).await {
                 Ok(response) => response,
                 Err(err) if err.message().is_some() => return Err(()),
-                Err(err) => return Ok(Err(self.lost(&err.into_error()))),
+                Err(err) => return Ok(Err(self.lost(err.into_error()))),
             };
             let status = response.status();
             Ok(Limited::new(response.into_body(), self.max_reply_bytes)
                 .collect()
                 .await
                 .map(|body| (status, body.to_bytes()))
-                .map_err(|err| self.lost(&*err)))
+                .map_err(|err| self.lost(err)))
         };
         let mut exchange = pin!(exchange);
         let mut connection_done = false;
@@ -226,7 +226,7 @@ impl Transport {
         let _ = stream.set_nodelay(true);
         let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
             .await
-            .map_err(|err| self.lost(&err))?;
+            .map_err(|err| self.lost(err))?;
         Ok(Conn {
             sender,
             connection,
@@ -244,8 +244,9 @@ impl Transport {
         )
     }
 
-    fn lost(&self, err: &(dyn std::error::Error + 'static)) -> ServiceError {
-        let why = crate::executor::with_causes(err);
+    fn lost(&self, err: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ServiceError {
+        let err = err.into();
+        let why = crate::executor::with_causes(&*err);
         ServiceError::new(
             ServiceErrorKind::Unavailable,
             format!(
@@ -253,5 +254,6 @@ impl Transport {
                 self.endpoint
             ),
         )
+        .with_source(err)
     }
 }

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use cy_tools::services::ServiceError;
 
 use super::LocalSessionFactory;
-use cy_tools::Session;
 use crate::compose::Extras;
+use cy_tools::Session;
 use cy_tools::approval::SpentNonces;
 
 impl LocalSessionFactory {

@@ -6,11 +6,11 @@ use std::path::Path;
 use cy_tools::services::{ServiceError, ServiceErrorKind};
 
 /// The error for `what` (`recording a call`, ...) failing on the store at `path`.
-pub(super) fn store_error(path: &Path, what: &str, err: &rusqlite::Error) -> ServiceError {
+pub(super) fn store_error(path: &Path, what: &str, err: rusqlite::Error) -> ServiceError {
     let shown = path.display();
     // A failed write is rolled back whole, and each write is its own transaction, so what the
     // store held before is still there: said, because it is the first thing a person asks.
-    let (kind, message) = match disk_trouble(path, err) {
+    let (kind, message) = match disk_trouble(path, &err) {
         Some(DiskTrouble::Full) => (
             ServiceErrorKind::Unavailable,
             format!(
@@ -34,7 +34,7 @@ pub(super) fn store_error(path: &Path, what: &str, err: &rusqlite::Error) -> Ser
             format!("the session store `{shown}` failed while {what}: {err}"),
         ),
     };
-    ServiceError::new(kind, message)
+    ServiceError::new(kind, message).with_source(err)
 }
 
 /// Why a store's write failed, when the disk under it is the reason.
@@ -102,7 +102,7 @@ mod tests {
         let full = store_error(
             &path,
             "recording a call",
-            &failure(rusqlite::ffi::SQLITE_FULL),
+            failure(rusqlite::ffi::SQLITE_FULL),
         );
         assert_eq!(full.kind(), ServiceErrorKind::Unavailable);
         assert_eq!(
@@ -114,7 +114,7 @@ mod tests {
         let read_only = store_error(
             &path,
             "recording a call",
-            &failure(rusqlite::ffi::SQLITE_READONLY),
+            failure(rusqlite::ffi::SQLITE_READONLY),
         );
         assert_eq!(read_only.kind(), ServiceErrorKind::PermissionDenied);
         assert_eq!(
@@ -127,7 +127,7 @@ mod tests {
         let io = store_error(
             &path,
             "recording a call",
-            &failure(rusqlite::ffi::SQLITE_IOERR),
+            failure(rusqlite::ffi::SQLITE_IOERR),
         );
         assert_eq!(io.kind(), ServiceErrorKind::Other);
         assert_eq!(
@@ -137,7 +137,7 @@ mod tests {
         let busy = store_error(
             &path,
             "storing a session spec",
-            &failure(rusqlite::ffi::SQLITE_BUSY),
+            failure(rusqlite::ffi::SQLITE_BUSY),
         );
         assert_eq!(busy.kind(), ServiceErrorKind::Other);
         // A relative path is checked against the current folder.

@@ -195,7 +195,7 @@ impl SqliteStore {
                 .conn
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            work(&conn).map_err(|err| store_error(&inner.path, what, &err))
+            work(&conn).map_err(|err| store_error(&inner.path, what, err))
         })
         .await;
         joined.unwrap_or_else(|err| {

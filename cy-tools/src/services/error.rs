@@ -1,7 +1,9 @@
 //! `ServiceError`: what a session service answers when it cannot do what was asked, with its
 //! kind and a message that names the problem and the fix.
 
+use std::error::Error;
 use std::fmt;
+use std::sync::Arc;
 
 /// What kind of failure a session service reports; tools map it to the message the model sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -23,18 +25,27 @@ pub enum ServiceErrorKind {
     Other,
 }
 
-/// An error from a session service, with a message that names the problem and the fix.
+/// An error from a session service, with a message that names the problem and the fix, and
+/// (for the operator's logs) the error of another crate it came from, as its
+/// [`source`](Error::source).
 ///
 /// ```
+/// use std::error::Error as _;
 /// use cy_tools::services::{ServiceError, ServiceErrorKind};
+///
 /// let err = ServiceError::new(ServiceErrorKind::NotFound, "no file `a.txt` in the workspace");
 /// assert_eq!(err.kind(), ServiceErrorKind::NotFound);
 /// assert_eq!(err.to_string(), "no file `a.txt` in the workspace");
+///
+/// let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+/// let err = err.with_source(io);
+/// assert_eq!(err.source().unwrap().to_string(), "entity not found");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct ServiceError {
     kind: ServiceErrorKind,
     message: String,
+    source: Option<Arc<dyn Error + Send + Sync>>,
 }
 
 impl ServiceError {
@@ -43,7 +54,17 @@ impl ServiceError {
         ServiceError {
             kind,
             message: message.into(),
+            source: None,
         }
+    }
+
+    /// The same error, caused by `source` (any error, or a boxed one): the message stays what
+    /// the model reads, and `source` is kept whole for whoever walks the chain (a log, a
+    /// debugger).
+    #[must_use]
+    pub fn with_source(mut self, source: impl Into<Box<dyn Error + Send + Sync>>) -> Self {
+        self.source = Some(Arc::from(source.into()));
+        self
     }
 
     /// The kind of failure.
@@ -63,4 +84,18 @@ impl fmt::Display for ServiceError {
     }
 }
 
-impl std::error::Error for ServiceError {}
+impl Error for ServiceError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        self.source.as_deref().map(|e| e as &(dyn Error + 'static))
+    }
+}
+
+/// Two errors are equal when they say the same (kind and message): the source is for
+/// diagnosis, and errors of other crates cannot be compared.
+impl PartialEq for ServiceError {
+    fn eq(&self, other: &Self) -> bool {
+        self.kind == other.kind && self.message == other.message
+    }
+}
+
+impl Eq for ServiceError {}

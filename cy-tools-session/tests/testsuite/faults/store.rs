@@ -21,13 +21,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
+use cy_tools::Session;
 use cy_tools::{
     CancellationToken, SessionSpec, ToolCall, ToolResult,
     services::{ExecutionLog, LogEntry, ServiceErrorKind},
 };
-use cy_tools_session::store::SqliteStore;
-use cy_tools::Session;
 use cy_tools_session::LocalSessionFactory;
+use cy_tools_session::store::SqliteStore;
 use serde_json::json;
 
 use crate::support::alone::{Alone, alone};

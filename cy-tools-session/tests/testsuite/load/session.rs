@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
+use cy_tools::Session;
 use cy_tools::{CancellationToken, ToolCall, ToolResult};
 use cy_tools_code_mode::CodeModeExecutor;
 use cy_tools_sandbox::executor::LocalExecutor;
-use cy_tools::Session;
 use cy_tools_session::LocalSessionFactory;
 
 use super::workload::Kind;

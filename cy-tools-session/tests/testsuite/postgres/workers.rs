@@ -67,14 +67,13 @@ async fn role(role: &str, dir: &Path, url: &str, t: &str) {
     let factory = factory(&store, t);
     let cancel = CancellationToken::new();
     let mut answers = Vec::new();
-    let mut call =
-        async |session: &cy_tools::Session, id: &str, tool: &str, args: Value| {
-            let result = session
-                .execute(tool, ToolCall::new(id, args), &cancel)
-                .await;
-            assert!(!result.is_error, "{id} ({tool}): {}", result.text_content());
-            answers.push((id.to_string(), result.text_content()));
-        };
+    let mut call = async |session: &cy_tools::Session, id: &str, tool: &str, args: Value| {
+        let result = session
+            .execute(tool, ToolCall::new(id, args), &cancel)
+            .await;
+        assert!(!result.is_error, "{id} ({tool}): {}", result.text_content());
+        answers.push((id.to_string(), result.text_content()));
+    };
     let (session, at_ms) = if role == "a" {
         let session = factory
             .create(spec(SESSION, t, &dir.join("workspace")).with_tools(TOOLS))
