@@ -10,7 +10,9 @@ use cy_tools::{
     Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
     services::{CodeExecutor, Sandbox},
 };
-use serde::Deserialize;
+use cy_tools::SessionSpec;
+use cy_tools::session::{ExecutorSpec, SpecDefaults};
+use serde::de::DeserializeSeed as _;
 
 use super::error::CliError;
 use super::limits::LimitArgs;
@@ -30,9 +32,11 @@ pub(super) struct SessionArgs {
     /// current folder]
     #[arg(long, value_name = "DIR")]
     pub(super) root: Option<PathBuf>,
-    /// A JSON session spec, every field optional:
+    /// A session spec (the JSON of `SessionSpec`, a root's identity written as `session_id`
+    /// and `tenant`), every field optional here:
     /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
-    /// "code_mode": true, "approve": "destructive"}.
+    /// "code_mode": true, "approve": "destructive"}. The fields only a session factory serves
+    /// (`executor`, `workspace_host`, `chat`, `subagents`) are refused.
     /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
     /// session may have (a stored session is served with those of its stored tools it names,
     /// never more, and in code mode its code reaches no others)
@@ -72,10 +76,10 @@ pub(super) struct Opened {
     pub(super) spent_nonces: Option<Arc<dyn SpentNonces>>,
 }
 
-/// The session spec file. A fuller `SessionSpec` belongs to the runtime; this is the part the
-/// command line needs.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// What the spec file (`--spec`) asks for, read as a [`SessionSpec`](cy_tools::SessionSpec):
+/// the fields a person left out are `None` here (the command line's options and defaults fill
+/// them).
+#[derive(Debug, Default)]
 struct Spec {
     session_id: Option<String>,
     tenant: Option<String>,
@@ -371,18 +375,33 @@ fn load_spec(path: &Path) -> Result<Spec, CliError> {
             path.display()
         ))
     })?;
+    let invalid = |at: String, err: &dyn std::fmt::Display| {
+        CliError::new(format!(
+            "invalid session spec `{}`: {at}{err}; expected for example {SPEC_EXAMPLE}",
+            path.display()
+        ))
+    };
+    // Read as a `SessionSpec`, so errors keep the file's line and column; what the file left
+    // out is filled in here, and told apart below by the keys the file has.
+    let defaults = SpecDefaults {
+        session_id: "cli",
+        tenant: "local",
+        workspace: ".",
+    };
     let mut deserializer = serde_json::Deserializer::from_str(&text);
-    let spec: Spec = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
-        let inner = err.inner();
-        let at = if err.path().iter().next().is_some() {
-            format!("field `{}`: ", err.path())
+    let mut track = serde_path_to_error::Track::new();
+    let read = defaults.deserialize(serde_path_to_error::Deserializer::new(
+        &mut deserializer,
+        &mut track,
+    ));
+    let spec = read.map_err(|err| {
+        let at = track.path();
+        let at = if at.iter().next().is_some() {
+            format!("field `{at}`: ")
         } else {
             String::new()
         };
-        CliError::new(format!(
-            "invalid session spec `{}`: {at}{inner}; expected for example {SPEC_EXAMPLE}",
-            path.display()
-        ))
+        invalid(at, &err)
     })?;
     deserializer.end().map_err(|err| {
         CliError::new(format!(
@@ -390,5 +409,43 @@ fn load_spec(path: &Path) -> Result<Spec, CliError> {
             path.display()
         ))
     })?;
-    Ok(spec)
+    let keys: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&text).map_err(|err| invalid(String::new(), &err))?;
+    refuse_unserved(path, &spec)?;
+    let given = |key: &str| keys.contains_key(key);
+    let named = given("identity") || given("session_id");
+    Ok(Spec {
+        session_id: named.then(|| spec.identity.session_id.clone()),
+        tenant: (given("identity") || given("tenant")).then(|| spec.identity.tenant.clone()),
+        workspace: given("workspace").then(|| PathBuf::from(&spec.workspace)),
+        tools: given("tools").then(|| spec.tools.clone()),
+        code_mode: given("code_mode").then_some(spec.code_mode),
+        approve: given("approve").then_some(spec.approve),
+    })
+}
+
+/// Refuses what a spec may hold that these commands do not serve (they serve a root session's
+/// tools over a folder of this host, with the local executor): saying so beats leaving it out
+/// unseen.
+fn refuse_unserved(path: &Path, spec: &SessionSpec) -> Result<(), CliError> {
+    let unserved = if !spec.identity.lineage.is_empty() {
+        Some("`identity` (a child's: its lineage is not empty)")
+    } else if spec.workspace_host.is_some() {
+        Some("`workspace_host`")
+    } else if spec.executor != ExecutorSpec::default() {
+        Some("`executor`")
+    } else if spec.chat {
+        Some("`chat`")
+    } else if !spec.subagents.is_empty() {
+        Some("`subagents`")
+    } else {
+        None
+    };
+    match unserved {
+        None => Ok(()),
+        Some(field) => Err(CliError::new(format!(
+            "session spec `{}`: {field} is not served by the command line, which serves a root session's tools in a folder of this host with the local executor; remove it, or build the session with `cy_tools_session::LocalSessionFactory` in an application",
+            path.display()
+        ))),
+    }
 }

@@ -12,6 +12,6 @@ pub(crate) mod spec;
 pub(crate) use live::Session;
 pub(crate) use spec::SessionSpec;
 pub use spec::{
-    ExecutorSpec, ModelProvider, ModelSpec, SpecStore, SubagentLimits, SubagentProfile,
-    WorkspaceHost,
+    ExecutorSpec, ModelProvider, ModelSpec, SpecDefaults, SpecStore, SubagentLimits,
+    SubagentProfile, WorkspaceHost,
 };

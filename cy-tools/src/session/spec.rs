@@ -1,5 +1,6 @@
 //! `SessionSpec`: the durable record a session is rebuilt from. Names and settings, never code.
 
+use serde::de::{DeserializeSeed, Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 
 use crate::BoxFuture;
@@ -34,9 +35,15 @@ use crate::services::ServiceError;
 ///     r#"{"identity": {"session_id": "s-0", "tenant": "acme", "lineage": [], "depth": 0}, "workspace": "/w"}"#,
 /// ).unwrap();
 /// assert_eq!(old.approve, cy_tools::approval::ApprovalPolicy::None);
+///
+/// // Written by a person, a root's identity may be two fields: `session_id` and `tenant`.
+/// let written: SessionSpec = serde_json::from_str(
+///     r#"{"session_id": "s-1", "tenant": "acme", "workspace": "/srv/work/s-1", "tools": ["read_file"]}"#,
+/// ).unwrap();
+/// assert_eq!(written, SessionSpec::root("s-1", "acme", "/srv/work/s-1").with_tools(["read_file"]));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "SpecForm")]
 pub struct SessionSpec {
     /// Id, tenant and lineage (the ancestors' ids, root first) with the depth.
     pub identity: SessionIdentity,
@@ -83,6 +90,126 @@ pub struct SessionSpec {
 
 fn default_max_depth() -> u32 {
     2
+}
+
+/// A spec as it may be written: its identity nested (as a spec is stored) or, for a root, as
+/// `session_id` and `tenant` beside the other fields (as a person writes one).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpecForm {
+    #[serde(default)]
+    identity: Option<SessionIdentity>,
+    #[serde(default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    tenant: Option<String>,
+    #[serde(default)]
+    workspace: Option<String>,
+    #[serde(default)]
+    workspace_host: Option<WorkspaceHost>,
+    #[serde(default)]
+    tools: Vec<String>,
+    #[serde(default)]
+    executor: ExecutorSpec,
+    #[serde(default)]
+    chat: bool,
+    #[serde(default)]
+    code_mode: bool,
+    #[serde(default)]
+    subagents: Vec<SubagentProfile>,
+    #[serde(default = "default_max_depth")]
+    max_depth: u32,
+    #[serde(default)]
+    approve: ApprovalPolicy,
+}
+
+impl TryFrom<SpecForm> for SessionSpec {
+    type Error = String;
+
+    fn try_from(form: SpecForm) -> Result<Self, String> {
+        form.into_spec(None)
+    }
+}
+
+impl SpecForm {
+    /// The spec, with what it leaves out taken from `defaults` when given.
+    fn into_spec(self, defaults: Option<&SpecDefaults<'_>>) -> Result<SessionSpec, String> {
+        let default_id = defaults.map(|d| d.session_id.to_string());
+        let default_tenant = defaults.map(|d| d.tenant.to_string());
+        let identity = match (self.identity, self.session_id, self.tenant) {
+            (Some(identity), None, None) => identity,
+            (Some(_), _, _) => {
+                return Err(
+                    "the spec has `identity` and also `session_id` or `tenant`; give one: `identity`, or (for a root session) `session_id` and `tenant`"
+                        .to_string(),
+                );
+            }
+            (None, session_id, tenant) => match (session_id.or(default_id), tenant.or(default_tenant)) {
+                (Some(session_id), Some(tenant)) => SessionIdentity::root(session_id, tenant),
+                (None, _) => {
+                    return Err(
+                        "missing field `identity`: give it, or (for a root session) `session_id` and `tenant`"
+                            .to_string(),
+                    );
+                }
+                (Some(_), None) => {
+                    return Err(
+                        "the spec has `session_id` but no `tenant`: name the tenant the session works for"
+                            .to_string(),
+                    );
+                }
+            },
+        };
+        let Some(workspace) = self.workspace.or(defaults.map(|d| d.workspace.to_string())) else {
+            return Err("missing field `workspace`".to_string());
+        };
+        Ok(SessionSpec {
+            identity,
+            workspace,
+            workspace_host: self.workspace_host,
+            tools: self.tools,
+            executor: self.executor,
+            chat: self.chat,
+            code_mode: self.code_mode,
+            subagents: self.subagents,
+            max_depth: self.max_depth,
+            approve: self.approve,
+        })
+    }
+}
+
+/// What a spec written by a person may leave out, taken from here when it is read: a root's
+/// id and tenant, and its workspace. Read a spec with it as a [`DeserializeSeed`] (as the
+/// command line reads `--spec` files); errors keep the file's line and column.
+///
+/// ```
+/// use serde::de::DeserializeSeed;
+/// use cy_tools::session::SpecDefaults;
+///
+/// let defaults = SpecDefaults { session_id: "cli", tenant: "local", workspace: "." };
+/// let mut json = serde_json::Deserializer::from_str(r#"{"tools": ["read_file"]}"#);
+/// let spec = defaults.deserialize(&mut json).unwrap();
+/// assert_eq!(spec.identity.session_id, "cli");
+/// assert_eq!((spec.workspace.as_str(), spec.tools.as_slice()), (".", &["read_file".to_string()][..]));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct SpecDefaults<'a> {
+    /// The session id of a spec that gives no identity.
+    pub session_id: &'a str,
+    /// The tenant of a spec that gives no identity or no tenant.
+    pub tenant: &'a str,
+    /// The workspace of a spec that gives none.
+    pub workspace: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for SpecDefaults<'_> {
+    type Value = SessionSpec;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<SessionSpec, D::Error> {
+        SpecForm::deserialize(deserializer)?
+            .into_spec(Some(&self))
+            .map_err(D::Error::custom)
+    }
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference

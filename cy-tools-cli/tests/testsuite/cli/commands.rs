@@ -334,7 +334,20 @@ fn a_bad_session_spec_is_one_line_naming_the_problem() {
     assert_eq!(
         err,
         format!(
-            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `session_id`, `tenant`, `workspace`, `tools`, `code_mode`, `approve` at line 1 column 10; {example}"
+            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `identity`, `session_id`, `tenant`, `workspace`, `workspace_host`, `tools`, `executor`, `chat`, `code_mode`, `subagents`, `max_depth`, `approve` at line 1 column 10; {example}"
+        )
+    );
+
+    // The file is a `SessionSpec`: a field only a session factory serves is refused by name.
+    std::fs::write(&spec, r#"{"tools": ["list_directory"], "chat": true}"#).unwrap();
+    let err = one_line_error(
+        &cy_tools(&["call", "list_directory", "--spec", spec_arg]),
+        2,
+    );
+    assert_eq!(
+        err,
+        format!(
+            "error: session spec `{spec_arg}`: `chat` is not served by the command line, which serves a root session's tools in a folder of this host with the local executor; remove it, or build the session with `cy_tools_session::LocalSessionFactory` in an application"
         )
     );
 
