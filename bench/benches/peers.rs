@@ -36,7 +36,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use cy_tools::{CancellationToken, Dialect, SessionIdentity, ToolCall, ToolContext, Toolset};
+use cy_tools::{CancellationToken, SessionIdentity, ToolCall, ToolContext, Toolset, dialect::Dialect};
 use cy_tools_bench::{ours, paired, peer_rmcp::RmcpTools};
 use cy_tools_builtin::mcp::McpServer;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, NumberOrString};

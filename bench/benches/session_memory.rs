@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use cy_tools::definition::Definition;
-use cy_tools::{Schema, ToolContext, ToolRegistry, Toolset};
+use cy_tools::{ToolContext, ToolRegistry, Toolset, definition::Schema};
 use cy_tools_bench::generated::{self, SchemaSize};
 use cy_tools_bench::{ours, peer_rmcp::RmcpTools};
 use serde_json::{Value, json};

@@ -4,14 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use cy_tools::SessionSpec;
 use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::binding::LeftOut;
+use cy_tools::session::{ExecutorSpec, SpecDefaults};
 use cy_tools::{
     Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
     services::{CodeExecutor, Sandbox},
 };
-use cy_tools::SessionSpec;
-use cy_tools::session::{ExecutorSpec, SpecDefaults};
 use serde::de::DeserializeSeed as _;
 
 use super::error::CliError;

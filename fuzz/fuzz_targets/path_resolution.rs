@@ -1,4 +1,4 @@
-//! Arbitrary paths against a `SessionEnv` on a real folder (`cy_tools_fuzz_harness::targets::path_resolution`).
+//! Arbitrary paths against a `SandboxView` on a real folder (`cy_tools_fuzz_harness::targets::path_resolution`).
 //! The body lives in the harness crate, where the corpus replay test runs it too.
 
 #![no_main]

@@ -109,7 +109,7 @@ impl LocalSessionFactory {
     /// The same factory building every session (created, resumed, children) with `policy`
     /// as its approval policy, over its spec's `approve`: a host's own setting, such as
     /// `cy-tools mcp --approve`. Set here rather than on a built session
-    /// ([`Session::with_approval`](crate::Session::with_approval)), it reaches
+    /// ([`Session::with_approval`](cy_tools::Session::with_approval)), it reaches
     /// everything built with the session's context, the tools a code-mode session's code calls
     /// included.
     #[must_use]

@@ -38,7 +38,7 @@ pub struct BoundTool {
 }
 
 /// Binds one context-free definition to a session's context (a session's whole toolset comes
-/// from [`ToolRegistry::build`](super::ToolRegistry::build) instead).
+/// from [`ToolRegistry::build`](crate::ToolRegistry::build) instead).
 ///
 /// # Errors
 /// [`BindError::MissingCapabilities`] when the context lacks a declared capability,

@@ -176,7 +176,7 @@ impl ToolContext {
 
     /// Adds an application object that tools reach by its type: a tool that takes
     /// `State<'_, T>` (or a definition that declares it with
-    /// [`needs_state`](crate::ToolDefinition::needs_state)) gets this value. A second value of
+    /// [`needs_state`](crate::definition::ToolDefinition::needs_state)) gets this value. A second value of
     /// the same type replaces the first.
     ///
     /// ```

@@ -72,7 +72,7 @@ impl fmt::Display for BindError {
 
 impl std::error::Error for BindError {}
 
-/// A problem with the tools registered in a [`ToolRegistry`](super::ToolRegistry).
+/// A problem with the tools registered in a [`ToolRegistry`](crate::ToolRegistry).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RegistryError {

@@ -1,9 +1,9 @@
 //! Binding: joining context-free definitions to one session's context.
 //!
 //! A [`ToolContext`] is one session's services (one per capability) and the application's
-//! state objects. [`ToolRegistry::build`] binds a list of names to it — the one way a session
+//! state objects. [`ToolRegistry::build`](crate::ToolRegistry::build) binds a list of names to it — the one way a session
 //! gets its tools — into a [`Toolset`] of [`BoundTool`]s, leaving out (with the reason) a tool
-//! whose declared capabilities or state the context lacks; [`ToolRegistry::try_build`] returns
+//! whose declared capabilities or state the context lacks; [`ToolRegistry::try_build`](crate::ToolRegistry::try_build) returns
 //! those reasons as a [`BuildReport`] instead. [`bind_tool`] binds one definition, for tests and
 //! for hosts that assemble toolsets themselves.
 

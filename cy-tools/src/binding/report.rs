@@ -15,7 +15,7 @@ pub enum LeftOut {
     Unavailable(BindError),
 }
 
-/// What [`ToolRegistry::try_build`](super::ToolRegistry::try_build) returns when a requested
+/// What [`ToolRegistry::try_build`](crate::ToolRegistry::try_build) returns when a requested
 /// name could not be bound: the tools that were, and each name that was not with its reason.
 #[derive(Clone, Debug)]
 pub struct BuildReport {

@@ -165,7 +165,7 @@ impl<'a> CallInfo<'a> {
     ///
     /// Hosts deliver it as they can (MCP progress notifications, a line on a terminal, an
     /// application's callback). Only values larger than the last one delivered are passed
-    /// on, at most one per [`PROGRESS_INTERVAL`](super::PROGRESS_INTERVAL), none once the call
+    /// on, at most one per [`PROGRESS_INTERVAL`](crate::call::PROGRESS_INTERVAL), none once the call
     /// has answered: a tool can report on every item without a thought for its listener.
     pub fn progress(&self, done: f64, total: Option<f64>, message: impl FnOnce() -> String) {
         if let Some(gate) = self.progress {

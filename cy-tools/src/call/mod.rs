@@ -3,7 +3,7 @@
 //! A [`ToolCall`] is the call as sent (its arguments in any of the forms providers use); a tool
 //! body gets [`CallInfo`] (the call's id and cancellation) besides its arguments and returns
 //! anything [`IntoToolResult`]; the answer is a [`ToolResult`] of [`Content`] blocks, with
-//! structured JSON when the tool returns [`Json`].
+//! structured JSON when the tool returns [`Json`](crate::Json).
 
 use std::future::Future;
 

@@ -70,7 +70,7 @@ impl ArgProblem {
 
 /// What is wrong with one call's arguments: the message a model reads (the tool name and the
 /// valid fields are added around it) and each problem as data, which an invalid-arguments
-/// [`ToolResult`](super::ToolResult) carries in its `details`.
+/// [`ToolResult`](crate::ToolResult) carries in its `details`.
 ///
 /// A host's own [`Definition`](crate::definition::Definition) can answer with a plain message:
 /// `ArgsError::from("...".to_string())`.

@@ -11,7 +11,7 @@ use crate::services::{
 /// The part of a session's [`ToolContext`] that one tool may touch.
 ///
 /// `Caps` is the tool's declared capability set. The accessor for a field exists only where
-/// `Caps` grants that field's capability (the [`grants`](super::grants) traits), so touching an
+/// `Caps` grants that field's capability (the [`grants`](crate::capability::grants) traits), so touching an
 /// undeclared field is a compile error:
 ///
 /// ```compile_fail
@@ -115,7 +115,7 @@ impl<'a, Caps: CapabilitySet> Ctx<'a, Caps> {
     ///
     /// A `#[tool]` function takes it as a `State<'_, T>` parameter instead, and then binding
     /// guarantees it is there; a hand-written definition declares it with
-    /// [`needs_state`](crate::ToolDefinition::needs_state) for the same guarantee.
+    /// [`needs_state`](crate::definition::ToolDefinition::needs_state) for the same guarantee.
     pub fn state<T: 'static>(&self) -> Option<&'a T> {
         self.context.state.get::<T>()
     }

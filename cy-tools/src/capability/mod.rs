@@ -10,7 +10,7 @@
 //!   session that does not provide them.
 //!
 //! `#[tool(capabilities(...))]` writes the type; a hand-written definition uses
-//! [`capability_set!`](crate::capability_set).
+//! [`capability_set!`](crate::capability::capability_set).
 //!
 //! Every capability is written out once, in `capability_table!` (below): the enum, its names, the
 //! grant traits, [`Caps`], the context's fields and setters and [`Ctx`]'s accessors are all
@@ -102,7 +102,7 @@ macro_rules! define_capabilities {
         }
 
         /// A capability set as a type: one flag per capability, in the order of
-        /// [`Capability::ALL`]. `#[tool]` and [`capability_set!`](crate::capability_set) write it;
+        /// [`Capability::ALL`]. `#[tool]` and [`capability_set!`](crate::capability::capability_set) write it;
         /// nothing else can make it grant what it does not declare.
         ///
         /// ```

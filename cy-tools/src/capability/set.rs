@@ -37,7 +37,7 @@ impl Capabilities {
         Capabilities(self.0 | cap.bit())
     }
 
-    /// This set plus `cap` when `granted`: how a [`Caps`](crate::Caps) type's flags become its
+    /// This set plus `cap` when `granted`: how a declared capability set's flags become its
     /// set.
     #[must_use]
     pub const fn with_if(self, cap: Capability, granted: bool) -> Capabilities {

@@ -17,7 +17,7 @@ use crate::state::StateType;
 /// A context-free tool definition with its parameter type erased: what a registry holds and a
 /// [`BoundTool`](crate::binding::BoundTool) calls.
 ///
-/// [`ToolDefinition`](super::ToolDefinition) and [`RawToolDefinition`](super::RawToolDefinition)
+/// [`ToolDefinition`](crate::definition::ToolDefinition) and [`RawToolDefinition`](crate::definition::RawToolDefinition)
 /// implement it; so can a host's own kind of tool (for example one that proxies a remote
 /// server): it gives its [`ToolMeta`], capabilities, schema and a way to start a call, and the
 /// bound tool wraps every call with the shared contract (argument payload forms, unknown

@@ -7,9 +7,9 @@ use super::name::is_valid_tool_name;
 use crate::state::StateType;
 
 /// A tool's name, description, annotations (with the title), default timeout and the
-/// application state types it needs: shared by [`ToolDefinition`](super::ToolDefinition) and
-/// [`RawToolDefinition`](super::RawToolDefinition), and what a host's own kind of definition
-/// returns from [`Definition::meta`](super::Definition::meta).
+/// application state types it needs: shared by [`ToolDefinition`](crate::definition::ToolDefinition) and
+/// [`RawToolDefinition`](crate::definition::RawToolDefinition), and what a host's own kind of definition
+/// returns from [`Definition::meta`](crate::definition::Definition::meta).
 ///
 /// ```
 /// use std::time::Duration;

@@ -26,7 +26,7 @@ pub type Handler<P, C> = for<'a> fn(P, Ctx<'a, C>, CallInfo<'a>) -> BoxFuture<'a
 /// A context-free tool definition whose arguments deserialize into `P`.
 ///
 /// It holds no live reference, so it lives in a `static`; the session context arrives only
-/// when it is bound ([`bind_tool`](crate::bind_tool)). `C` is the declared capability set: the
+/// when it is bound ([`bind_tool`](crate::binding::bind_tool)). `C` is the declared capability set: the
 /// body's [`Ctx`] offers exactly those fields. The canonical schema of `P` is generated on first
 /// use and shared by every session the definition is bound into.
 ///

@@ -1,6 +1,6 @@
 //! Provider schema dialects: the canonical schema of a tool, reshaped for each provider.
 //!
-//! The canonical schema (JSON Schema 2020-12, see [`Schema`](crate::Schema)) is what
+//! The canonical schema (JSON Schema 2020-12, see [`Schema`](crate::definition::Schema)) is what
 //! validation uses; a dialect export derives from it what one provider accepts, or refuses with
 //! an error naming the tool, the field and the rule, instead of sending something the provider
 //! would reject. Keywords a dialect cannot carry (a `minLength` under OpenAI strict, say) are

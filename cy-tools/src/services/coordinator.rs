@@ -32,7 +32,7 @@ pub trait Coordinator: Send + Sync {
     ///
     /// # Errors
     /// `to` names no session this coordinator may reach
-    /// ([`InvalidInput`](super::ServiceErrorKind::InvalidInput)), or the lookup failed.
+    /// ([`InvalidInput`](crate::services::ServiceErrorKind::InvalidInput)), or the lookup failed.
     fn resolve<'a>(&'a self, to: &'a str) -> BoxFuture<'a, Result<String, ServiceError>> {
         Box::pin(async move { Ok(to.to_string()) })
     }

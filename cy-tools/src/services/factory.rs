@@ -51,7 +51,7 @@ pub trait ChildSessionFactory: Send + Sync {
     /// Builds a child session of the calling session.
     ///
     /// # Errors
-    /// An unknown profile or workspace folder ([`InvalidInput`](super::ServiceErrorKind)), the
+    /// An unknown profile or workspace folder ([`InvalidInput`](crate::services::ServiceErrorKind)), the
     /// store failing.
     fn spawn_child(&self, request: ChildRequest) -> BoxFuture<'_, Result<Session, ServiceError>>;
 
@@ -59,8 +59,8 @@ pub trait ChildSessionFactory: Send + Sync {
     /// loop the application wired in.
     ///
     /// # Errors
-    /// As [`spawn_child`](Self::spawn_child); [`Unavailable`](super::ServiceErrorKind) when no
-    /// agent loop is wired in; [`TimedOut`](super::ServiceErrorKind) past the profile's limit;
+    /// As [`spawn_child`](Self::spawn_child); [`Unavailable`](crate::services::ServiceErrorKind) when no
+    /// agent loop is wired in; [`TimedOut`](crate::services::ServiceErrorKind) past the profile's limit;
     /// the loop's own failure.
     fn run_child<'a>(
         &'a self,

@@ -28,7 +28,7 @@ pub struct DirEntryInfo {
     pub size: u64,
 }
 
-/// Options of [`Sandbox::walk`](super::Sandbox::walk).
+/// Options of [`Sandbox::walk`](crate::services::Sandbox::walk).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WalkOptions {
     /// How many levels below the root to descend (1: the root's own entries).
@@ -61,7 +61,7 @@ pub struct WalkResult {
     pub truncated: bool,
 }
 
-/// Options of [`Sandbox::search`](super::Sandbox::search).
+/// Options of [`Sandbox::search`](crate::services::Sandbox::search).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SearchOptions {
     /// A regular expression (Rust `regex` syntax).

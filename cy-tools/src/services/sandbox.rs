@@ -75,7 +75,7 @@ impl ExecOptions {
 ///
 /// Paths are relative to the view's root (`/workspace` by convention); an
 /// implementation refuses any path that resolves outside it, with a [`ServiceError`] of kind
-/// [`OutsideSandbox`](super::ServiceErrorKind::OutsideSandbox).
+/// [`OutsideSandbox`](crate::services::ServiceErrorKind::OutsideSandbox).
 pub trait Sandbox: Send + Sync {
     /// A short human description of the view, for messages (for example its root).
     fn describe(&self) -> String;

@@ -17,7 +17,7 @@ use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError};
 ///
 /// There is one session type for roots and children: a session factory builds both, and a
 /// tool that starts a child (`delegate`) gets the same type back. It lives here, beside the
-/// [`ChildSessionFactory`](crate::ChildSessionFactory) trait that returns it, so the core can hand
+/// [`ChildSessionFactory`](crate::services::ChildSessionFactory) trait that returns it, so the core can hand
 /// children to tools without knowing any backend.
 ///
 /// Every call made through [`execute`](Self::execute) is recorded in the context's execution

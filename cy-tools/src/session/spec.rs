@@ -144,21 +144,23 @@ impl SpecForm {
                         .to_string(),
                 );
             }
-            (None, session_id, tenant) => match (session_id.or(default_id), tenant.or(default_tenant)) {
-                (Some(session_id), Some(tenant)) => SessionIdentity::root(session_id, tenant),
-                (None, _) => {
-                    return Err(
+            (None, session_id, tenant) => {
+                match (session_id.or(default_id), tenant.or(default_tenant)) {
+                    (Some(session_id), Some(tenant)) => SessionIdentity::root(session_id, tenant),
+                    (None, _) => {
+                        return Err(
                         "missing field `identity`: give it, or (for a root session) `session_id` and `tenant`"
                             .to_string(),
                     );
-                }
-                (Some(_), None) => {
-                    return Err(
+                    }
+                    (Some(_), None) => {
+                        return Err(
                         "the spec has `session_id` but no `tenant`: name the tenant the session works for"
                             .to_string(),
                     );
+                    }
                 }
-            },
+            }
         };
         let Some(workspace) = self.workspace.or(defaults.map(|d| d.workspace.to_string())) else {
             return Err("missing field `workspace`".to_string());
@@ -574,7 +576,7 @@ pub trait SpecStore: Send + Sync {
     /// Stores a new spec.
     ///
     /// # Errors
-    /// [`InvalidInput`](crate::ServiceErrorKind::InvalidInput) when a spec with the same id is
+    /// [`InvalidInput`](crate::services::ServiceErrorKind::InvalidInput) when a spec with the same id is
     /// already stored (specs are never overwritten), or the store's own failure.
     fn insert_spec<'a>(&'a self, spec: &'a SessionSpec) -> BoxFuture<'a, Result<(), ServiceError>>;
 

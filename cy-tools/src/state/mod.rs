@@ -4,7 +4,7 @@
 //! An application puts them in a session's [`ToolContext`](crate::ToolContext)
 //! ([`with_state`](crate::ToolContext::with_state)), or in a session factory's so every session
 //! it builds has them. A tool declares the types it needs (a `State<'_, T>` parameter under
-//! `#[tool]`, [`needs_state`](crate::ToolDefinition::needs_state) by hand), and binding leaves a
+//! `#[tool]`, [`needs_state`](crate::definition::ToolDefinition::needs_state) by hand), and binding leaves a
 //! tool out of a session that lacks one, with the reason, like a missing capability: a tool
 //! that was bound always finds its state.
 

@@ -14,4 +14,5 @@ mod call_contract;
 mod dialects;
 mod raw_tools;
 mod registry;
+mod root_names;
 mod validator_parity;
