@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use cy_tools::definition::Definition;
-use cy_tools::{tool, definition::ToolAnnotations};
+use cy_tools::{definition::ToolAnnotations, tool};
 
 /// For people reading the code.
 #[tool(
@@ -24,9 +24,16 @@ fn main() {
     assert_eq!(LOOK_UP.description(), "For the model.");
     assert_eq!(
         LOOK_UP.annotations(),
-        ToolAnnotations::DEFAULT.read_only().idempotent().open_world(false).title("Look up")
+        ToolAnnotations::DEFAULT
+            .read_only()
+            .idempotent()
+            .open_world(false)
+            .title("Look up")
     );
     assert_eq!(LOOK_UP.timeout(), Some(Duration::from_secs(120)));
-    assert_eq!(APPEND.annotations(), ToolAnnotations::DEFAULT.destructive(false));
+    assert_eq!(
+        APPEND.annotations(),
+        ToolAnnotations::DEFAULT.destructive(false)
+    );
     assert_eq!(APPEND.timeout(), Some(Duration::from_millis(250)));
 }

@@ -21,7 +21,12 @@ async fn add(#[args] pair: Pair) -> String {
 
 fn main() {
     assert_eq!(ADD.name(), "add_numbers");
-    assert_eq!(ADD.schema().unwrap().field_list(), "`a` (integer, required), `b` (integer, required)");
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    assert_eq!(
+        ADD.schema().unwrap().field_list(),
+        "`a` (integer, required), `b` (integer, required)"
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     assert_eq!(runtime.block_on(add(Pair { a: 1, b: 2 })), "3");
 }

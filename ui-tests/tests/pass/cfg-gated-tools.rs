@@ -1,6 +1,6 @@
 //! A `#[cfg]` on the function gates everything generated for it.
 
-use cy_tools::{tool, ToolRegistry};
+use cy_tools::{ToolRegistry, tool};
 
 /// Compiled in.
 #[cfg(all())]

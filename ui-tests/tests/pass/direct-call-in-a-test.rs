@@ -13,7 +13,11 @@ async fn tell(
     /// What to say.
     text: String,
 ) -> Result<String, ToolError> {
-    chat.send(ChatMessage { session_id: "s".into(), text: text.clone() }).await?;
+    chat.send(ChatMessage {
+        session_id: "s".into(),
+        text: text.clone(),
+    })
+    .await?;
     Ok(format!("told: {text}"))
 }
 
@@ -21,7 +25,9 @@ fn main() {
     let chat = Arc::new(MemoryChat::new());
     let context = ToolContext::new(SessionIdentity::root("s", "t")).with_chat(chat.clone());
     let ctx = Ctx::<TellCaps>::new(&context).unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let answer = runtime.block_on(tell(ctx.chat(), "hi".into())).unwrap();
     assert_eq!(answer, "told: hi");
     assert_eq!(chat.messages().len(), 1);

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
+use cy_tools::definition::Definition;
 use cy_tools::memory::MemorySandbox;
 use cy_tools::prelude::*;
-use cy_tools::definition::Definition;
 use cy_tools::{ToolCall, services::Sandbox};
 
 /// Describe the call.
@@ -50,18 +50,31 @@ fn main() {
     let value = schema.value();
     assert_eq!(value["properties"]["count"]["default"], 7);
     assert_eq!(value["properties"]["branch_name"]["default"], "main");
-    assert_eq!(value["properties"]["flags"]["default"], serde_json::json!([]));
-    assert_eq!(value["properties"]["text"]["description"], "A required text.");
+    assert_eq!(
+        value["properties"]["flags"]["default"],
+        serde_json::json!([])
+    );
+    assert_eq!(
+        value["properties"]["text"]["description"],
+        "A required text."
+    );
     assert_eq!(value["required"], serde_json::json!(["text", "type"]));
 
     let context = ToolContext::new(SessionIdentity::root("s-1", "acme"))
         .with_env(Arc::new(MemorySandbox::new()));
-    let tools = ToolRegistry::linked().unwrap().build(&["describe"], &context);
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let tools = ToolRegistry::linked()
+        .unwrap()
+        .build(&["describe"], &context);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let result = runtime.block_on(tools.execute(
         "describe",
         ToolCall::new("c-9", serde_json::json!({"text": "hi", "type": "t"})),
         &CancellationToken::new(),
     ));
-    assert_eq!(result.text_content(), "s-1 acme memory:/ c-9 hi 7 main None t []");
+    assert_eq!(
+        result.text_content(),
+        "s-1 acme memory:/ c-9 hi 7 main None t []"
+    );
 }

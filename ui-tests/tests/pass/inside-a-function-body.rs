@@ -1,7 +1,7 @@
 //! Tools defined inside a function body, where their types are local too.
 
 use cy_tools::definition::Definition;
-use cy_tools::{tool, ToolRegistry};
+use cy_tools::{ToolRegistry, tool};
 
 fn main() {
     /// A local argument type.

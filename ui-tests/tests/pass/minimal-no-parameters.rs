@@ -1,7 +1,7 @@
 //! The smallest tool: a doc comment and an `async fn` without parameters.
 
 use cy_tools::definition::Definition;
-use cy_tools::{tool, ToolRegistry};
+use cy_tools::{ToolRegistry, tool};
 
 /// Answer `pong`.
 #[tool]

@@ -1,6 +1,6 @@
 //! `register = false` defines the tool without registering it; it can be registered by hand.
 
-use cy_tools::{tool, ToolRegistry};
+use cy_tools::{ToolRegistry, tool};
 
 /// Registered at link time.
 #[tool]

@@ -45,7 +45,9 @@ fn main() {
         &["unit", "string", "value", "json", "full", "parse"],
         &context,
     );
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let call = |name: &str, args: serde_json::Value| {
         runtime.block_on(tools.execute(
             name,
@@ -56,12 +58,18 @@ fn main() {
     let empty = serde_json::json!({});
     assert_eq!(call("unit", empty.clone()).text_content(), "done");
     assert_eq!(call("string", empty.clone()).text_content(), "s");
-    assert_eq!(call("value", empty.clone()).content, vec![Content::json(serde_json::json!({"a": 1}))]);
+    assert_eq!(
+        call("value", empty.clone()).content,
+        vec![Content::json(serde_json::json!({"a": 1}))]
+    );
     assert_eq!(call("json", empty.clone()).text_content(), "[1,2]");
     let full = call("full", empty);
     assert!(full.is_error);
     assert_eq!(full.text_content(), "no");
-    assert_eq!(call("parse", serde_json::json!({"text": "12"})).text_content(), "12");
+    assert_eq!(
+        call("parse", serde_json::json!({"text": "12"})).text_content(),
+        "12"
+    );
     let failed = call("parse", serde_json::json!({"text": "x"}));
     assert!(failed.is_error);
     assert_eq!(failed.text_content(), "invalid digit found in string");

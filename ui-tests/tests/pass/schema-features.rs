@@ -40,8 +40,14 @@ async fn draw(
 fn main() {
     let schema = DRAW.schema().unwrap().value();
     assert_eq!(schema["properties"]["points"]["type"], "array");
-    assert_eq!(schema["properties"]["points"]["items"]["$ref"], "#/$defs/Point");
+    assert_eq!(
+        schema["properties"]["points"]["items"]["$ref"],
+        "#/$defs/Point"
+    );
     assert_eq!(schema["properties"]["colour"]["$ref"], "#/$defs/Colour");
     assert_eq!(schema["properties"]["labels"]["type"], "object");
-    assert_eq!(schema["$defs"]["Point"]["required"], serde_json::json!(["x", "y"]));
+    assert_eq!(
+        schema["$defs"]["Point"]["required"],
+        serde_json::json!(["x", "y"])
+    );
 }

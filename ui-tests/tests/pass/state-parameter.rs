@@ -12,14 +12,20 @@ struct Inventory {
 
 /// Add an item to the inventory.
 #[tool(register = false)]
-async fn add_item(inventory: State<'_, Inventory>, /** The item. */ item: String) -> String {
+async fn add_item(
+    inventory: State<'_, Inventory>,
+    /** The item. */
+    item: String,
+) -> String {
     let mut items = inventory.items.lock().unwrap();
     items.push(item);
     format!("{} items", items.len())
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
     let mut registry = ToolRegistry::new();
     registry.register("add_item", &ADD_ITEM).unwrap();
 
@@ -33,7 +39,15 @@ fn main() {
         &CancellationToken::new(),
     ));
     assert_eq!(result.text_content(), "2 items");
-    assert_eq!(with.state::<Inventory>().unwrap().items.lock().unwrap().len(), 2);
+    assert_eq!(
+        with.state::<Inventory>()
+            .unwrap()
+            .items
+            .lock()
+            .unwrap()
+            .len(),
+        2
+    );
 
     let without = ToolContext::new(SessionIdentity::root("s-2", "acme"));
     let report = registry.try_build(&["add_item"], &without).unwrap_err();

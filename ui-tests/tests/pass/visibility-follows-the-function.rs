@@ -16,7 +16,10 @@ mod tools {
 }
 
 use cy_tools::definition::Definition;
-use cy_tools::{capability::{Capability, CapabilitySet}, definition::ToolDefinition};
+use cy_tools::{
+    capability::{Capability, CapabilitySet},
+    definition::ToolDefinition,
+};
 
 static SAME: &ToolDefinition<tools::ReadParams, tools::ReadCaps> = &tools::READ;
 
