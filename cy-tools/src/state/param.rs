@@ -24,7 +24,7 @@ use crate::capability::{CapabilitySet, Ctx};
 /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 /// let context = ToolContext::new(SessionIdentity::root("s-1", "acme"))
 ///     .with_state(Greeting("Hello".into()));
-/// let tool = cy_tools::bind_tool(&GREET, context).unwrap();
+/// let tool = cy_tools::binding::bind_tool(&GREET, context).unwrap();
 /// let result = tool.execute(ToolCall::new("c1", serde_json::json!({"name": "Ada"})), &CancellationToken::new()).await;
 /// assert_eq!(result.text_content(), "Hello, Ada!");
 /// # });
