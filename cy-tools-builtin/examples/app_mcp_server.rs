@@ -46,9 +46,7 @@ fn tools(root: &Path) -> Result<Toolset, Box<dyn std::error::Error>> {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| ".".into()));
-    cy_tools_builtin::mcp::McpServer::new(tools(&root)?)?
-        .serve_stdio()
-        .await?;
+    cy_tools_builtin::mcp::serve_stdio(tools(&root)?).await?;
     Ok(())
 }
 
@@ -65,8 +63,11 @@ mod tests {
         let tools = super::tools(dir.path()).unwrap();
         let (client, server) = tokio::io::duplex(1 << 16);
         let (server_read, server_write) = tokio::io::split(server);
-        let server = cy_tools_builtin::mcp::McpServer::new(tools).unwrap();
-        tokio::spawn(server.serve(server_read, server_write));
+        tokio::spawn(cy_tools_builtin::mcp::serve(
+            tools,
+            server_read,
+            server_write,
+        ));
         let (read, mut write) = tokio::io::split(client);
         let mut lines = BufReader::new(read).lines();
         let mut ask = async |message: Value| -> Value {

@@ -46,7 +46,7 @@
 
 pub use cy_tools_sandbox as sandbox;
 pub use cy_tools_sandbox::executor::LocalExecutor;
-pub use cy_tools_sandbox::{ExecLimits, LocalSandbox, SandboxView};
+pub use cy_tools_sandbox::{ExecLimits, LocalSandbox, SandboxView, local_session};
 
 /// The backends behind `execute_code`: the local executor, and with feature `remote` the
 /// remote one.

@@ -67,7 +67,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
             .with_max_concurrent_calls(
                 usize::try_from(args.max_concurrent_calls).unwrap_or(usize::MAX),
             );
-        match runtime.run_here(server.serve_stdio())? {
+        match runtime.run_here(cy_tools_mcp::serve_stdio(server))? {
             Some(served) => served.map_err(CliError::from)?,
             None => tracing::info!("interrupted: stopping the MCP server"),
         }

@@ -297,10 +297,24 @@ fn open_unstored(
             match registry.try_build(&registry.names(), &context) {
                 Ok(tools) => tools,
                 Err(report) => {
-                    for (name, why) in report.left_out.iter().filter(|_| notes) {
+                    let unavailable: Vec<&str> = report
+                        .left_out
+                        .iter()
+                        .filter(|(_, why)| matches!(why, LeftOut::Unavailable(_)))
+                        .map(|(name, _)| name.as_str())
+                        .collect();
+                    // One line at start, not one per tool: the reasons are in the log.
+                    for (name, why) in &report.left_out {
                         if let LeftOut::Unavailable(err) = why {
-                            eprintln!("note: leaving out `{name}`: {err}");
+                            tracing::info!(tool = %name, reason = %err, "left out of the session");
                         }
+                    }
+                    if notes && !unavailable.is_empty() {
+                        eprintln!(
+                            "note: {} of the linked tools are left out, as this session cannot run them ({}); `cy-tools list` shows what each needs, and `CY_TOOLS_LOG=info` logs why",
+                            unavailable.len(),
+                            listed(&unavailable)
+                        );
                     }
                     report.tools
                 }

@@ -6,8 +6,7 @@ use std::fmt;
 /// A boxed error of another crate (`rmcp`'s, `serde_json`'s), kept as the cause.
 type Cause = Box<dyn Error + Send + Sync>;
 
-/// Why serving ([`McpServer::serve_stdio`](super::McpServer::serve_stdio),
-/// [`McpServer::serve`](super::McpServer::serve)) stopped, or
+/// Why serving ([`serve_stdio`](super::serve_stdio), [`serve`](super::serve)) stopped, or
 /// [`McpServer::new`](super::McpServer::new) could not make a server. The error of another
 /// crate that caused it is its [`source`](Error::source).
 #[derive(Debug)]

@@ -4,9 +4,8 @@
 //! (`cy-tools`) only: an application serving tools of its own links no built-in tool it did
 //! not ask for (the built-ins are `cy-tools-sandbox`'s and `cy-tools-session`'s).
 //!
-//! An [`McpServer`] is made over a toolset ([`McpServer::new`]) or a session, whose log then
-//! records every call ([`McpServer::for_session`]), and served one way per transport:
-//! [`McpServer::serve_stdio`], [`McpServer::serve`] over any pair of byte streams, and
+//! A session, a toolset or an [`McpServer`] set up with its `with_*` methods is served one way
+//! per transport: [`serve_stdio`], [`serve`] over any pair of byte streams, and
 //! `http::McpHttpServer` over streamable HTTP (feature `http`).
 //!
 //! * `tools/list` answers every tool of the toolset, sorted by name, declared as the
@@ -53,7 +52,7 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let context = ToolContext::new(SessionIdentity::root("s-1", "local"));
 //! let tools = ToolRegistry::linked()?.try_build(&["add"], context)?;
-//! cy_tools_mcp::McpServer::new(tools)?.serve_stdio().await?;
+//! cy_tools_mcp::serve_stdio(tools).await?;
 //! # Ok(())
 //! # }
 //! //! ```
@@ -81,4 +80,5 @@ mod transport;
 pub use call_slots::DEFAULT_MAX_CONCURRENT_CALLS;
 pub use error::ServeError;
 pub use request_state::{MIN_STATE_KEY_LEN, STATE_KEY_ENV, STATE_LIFETIME};
+pub use serve::{IntoMcpServer, serve, serve_stdio};
 pub use server::{McpServer, TOOL_LIST_TTL_MS};

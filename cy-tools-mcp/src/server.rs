@@ -197,7 +197,7 @@ impl McpServer {
 
     /// The same server, running each call's tool on `runtime`, so a tool
     /// that blocks its thread cannot hold up the protocol: serve it from another runtime with
-    /// [`serve_stdio`](Self::serve_stdio).
+    /// [`serve_stdio`](crate::serve_stdio).
     #[must_use]
     pub fn with_call_runtime(mut self, runtime: Handle) -> Self {
         self.call_runtime = Some(runtime);

@@ -11,6 +11,7 @@
 //! * [`tools`]: the tools, each written with `#[tool]` and declaring the least it needs:
 //!   `read_file`, `write_file`, `edit_file`, `list_directory`, `find_files`, `search_text`
 //!   (the file tools: `env` only), `terminal`, `process` and `execute_code`.
+//! * [`local_session`]: a session over a folder with the tools named, in one call.
 //! * [`executor`]: [`LocalExecutor`](executor::LocalExecutor), which runs `execute_code`'s
 //!   Python in the sandbox, and [`RunSlots`](executor::RunSlots), a host-wide cap on runs at
 //!   once.
@@ -33,6 +34,7 @@ pub mod executor;
 mod fs_ops;
 mod isolation;
 mod limits;
+mod local_session;
 mod processes;
 mod regular;
 mod search;
@@ -44,5 +46,6 @@ mod walk;
 pub use exec::group::kill_every_group;
 pub use isolation::Isolation;
 pub use limits::ExecLimits;
+pub use local_session::local_session;
 pub use processes::LocalProcessTable;
 pub use view::{LocalSandbox, SandboxView};

@@ -115,7 +115,7 @@ pub use tokio_util::sync::CancellationToken;
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The items a tool author needs, in one import: the attribute, what a tool body takes and
-/// returns, and the service traits a tool takes as parameters.
+/// returns, the service traits a tool takes as parameters, and the session that runs tools.
 ///
 /// ```
 /// use cy_tools::prelude::*;
@@ -133,8 +133,8 @@ pub mod prelude {
         Chat, ChatMessage, ChildSessionFactory, CodeExecutor, Coordinator, ExecutionLog, Sandbox,
     };
     pub use crate::{
-        BoundTool, CallInfo, CancellationToken, Ctx, Json, SessionIdentity, State, ToolCall,
-        ToolContext, ToolError, ToolRegistry, ToolResult, tool,
+        BoundTool, CallInfo, CancellationToken, Ctx, Json, Session, SessionIdentity, State,
+        ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult, tool,
     };
 }
 

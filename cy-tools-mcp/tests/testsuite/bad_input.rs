@@ -2,7 +2,7 @@
 //! answered `-32700` with `"id": null`; an invalid request `-32600` with its `id` (or `null`
 //! when none can be read, as for `{}`, `5` and batches); a malformed notification never; a line
 //! longer than 16 MiB `-32600`, without the server holding it in memory. After each, the
-//! server still answers. In process over `McpServer::serve`; through the `cy-tools mcp` binary in
+//! server still answers. In process over `serve`; through the `cy-tools mcp` binary in
 //! `cy-tools-cli`'s suite.
 
 use std::sync::Arc;
@@ -23,9 +23,7 @@ async fn in_process() -> (tempfile::TempDir, Raw<tokio::io::DuplexStream>) {
     let (client_out, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, client_in) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
-        cy_tools_mcp::McpServer::new(tools)
-            .unwrap()
-            .serve(server_in, server_out)
+        cy_tools_mcp::serve(tools, server_in, server_out)
             .await
             .unwrap();
     });

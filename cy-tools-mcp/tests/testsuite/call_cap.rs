@@ -32,11 +32,7 @@ async fn calls_past_the_cap_wait_their_turn_and_all_are_answered() {
         .build(&["hold_a_call_slot"], &context);
     let (mut client_out, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, client_in) = tokio::io::duplex(1 << 16);
-    tokio::spawn(
-        cy_tools_mcp::McpServer::new(tools)
-            .unwrap()
-            .serve(server_in, server_out),
-    );
+    tokio::spawn(cy_tools_mcp::serve(tools, server_in, server_out));
     let mut lines = BufReader::new(client_in).lines();
     let mut send = async |message: Value| {
         let mut line = message.to_string();

@@ -54,9 +54,7 @@ fn serve(tools: Toolset) -> Peer<tokio::io::DuplexStream> {
     let (client_out, server_in) = tokio::io::duplex(1 << 16);
     let (server_out, client_in) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
-        cy_tools_mcp::McpServer::new(tools)
-            .unwrap()
-            .serve(server_in, server_out)
+        cy_tools_mcp::serve(tools, server_in, server_out)
             .await
             .unwrap();
     });

@@ -129,6 +129,24 @@ macro_rules! define_context {
         }
 
         impl ToolContext {
+    /// A context for a session of this process alone, with safe defaults: a fresh id
+    /// (`local-...`), tenant `local`, no services (add them with the `with_*` methods).
+    ///
+    /// ```
+    /// let a = cy_tools::ToolContext::local();
+    /// let b = cy_tools::ToolContext::local();
+    /// assert_eq!(a.session().tenant, "local");
+    /// assert_ne!(a.session().session_id, b.session().session_id);
+    /// ```
+    pub fn local() -> Self {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        ToolContext::new(SessionIdentity::root(
+            format!("local-{}-{n}", std::process::id()),
+            "local",
+        ))
+    }
+
             /// A context with only a session identity; add the services with the `with_*`
             /// methods.
             pub fn new(session: SessionIdentity) -> Self {

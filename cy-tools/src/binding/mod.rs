@@ -22,6 +22,7 @@ pub use context::IntoSharedContext;
 pub(crate) use context::{SessionIdentity, ToolContext};
 pub use error::{BindError, RegistryError};
 pub use registry::ToolRegistration;
+pub(crate) use registry::ToolRegistry;
 
 pub use report::{BuildReport, LeftOut};
 pub(crate) use toolset::Toolset;

@@ -140,3 +140,11 @@ impl ToolResult {
         out
     }
 }
+
+/// The result's text, as a text-only client shows it ([`text_content`](ToolResult::text_content)):
+/// `println!("{result}")`. Whether it is an error is [`is_error`](ToolResult::is_error).
+impl std::fmt::Display for ToolResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text_content())
+    }
+}

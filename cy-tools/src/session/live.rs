@@ -2,15 +2,16 @@
 
 use std::any::Any;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tokio_util::sync::CancellationToken;
 
 use super::spec::SessionSpec;
 use crate::approval::Approval;
-use crate::binding::{SessionIdentity, ToolContext, Toolset};
+use crate::binding::{SessionIdentity, ToolContext, ToolRegistry, Toolset};
 use crate::call::{ToolCall, ToolResult};
-use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError};
+use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError, ServiceErrorKind};
 
 /// A live session: its tools bound to its context, the spec it was built from (when a factory
 /// built it), and the parent's call that started it (for a subagent).
@@ -50,6 +51,53 @@ pub struct Session {
 }
 
 impl Session {
+    /// A session of the linked tools named in `tools`, in that order, bound to `context`:
+    /// every name must be registered and bind, or the error says which did not and why.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use cy_tools::prelude::*;
+    ///
+    /// /// Adds two integers.
+    /// #[tool(read_only)]
+    /// async fn add(/** The first. */ a: i64, /** The second. */ b: i64) -> String {
+    ///     (a + b).to_string()
+    /// }
+    ///
+    /// let session = Session::linked(ToolContext::local(), &["add"]).unwrap();
+    /// assert_eq!(session.call("add", serde_json::json!({"a": 2, "b": 3})).await.to_string(), "5");
+    ///
+    /// let err = Session::linked(ToolContext::local(), &["ad"]).unwrap_err();
+    /// assert!(err.to_string().contains("`ad`: no tool is registered under this name"));
+    /// # });
+    /// ```
+    ///
+    /// # Errors
+    /// [`InvalidInput`](ServiceErrorKind::InvalidInput) naming each tool left out (unknown, or
+    /// needing a capability or state the context lacks) and why; [`Other`](ServiceErrorKind::Other)
+    /// when two linked tools share a name.
+    pub fn linked<S: AsRef<str>>(
+        context: ToolContext,
+        tools: &[S],
+    ) -> Result<Session, ServiceError> {
+        let registry = ToolRegistry::linked().map_err(|err| {
+            ServiceError::new(
+                ServiceErrorKind::Other,
+                format!("cannot make the session: {err}"),
+            )
+            .with_source(err)
+        })?;
+        let context = Arc::new(context);
+        let tools = registry.try_build(tools, &context).map_err(|report| {
+            ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                format!("cannot make the session: {report}"),
+            )
+            .with_source(report)
+        })?;
+        Ok(Session::new(context, tools))
+    }
+
     /// The session whose tools `tools` are bound to `context`.
     pub fn new(context: Arc<ToolContext>, tools: Toolset) -> Self {
         Session {
@@ -174,6 +222,21 @@ impl Session {
     /// The parent's call that started this session, for a subagent.
     pub fn parent_call(&self) -> Option<&str> {
         self.parent_call.as_deref()
+    }
+
+    /// Runs tool `name` once with `arguments`, as a model would call it: the call gets a fresh
+    /// id and its own cancellation (for a call a host cancels, see [`execute`](Self::execute)).
+    /// Never fails: an unknown tool, invalid arguments and the tool's own failures are error
+    /// results, which say what to do.
+    pub async fn call(&self, name: &str, arguments: serde_json::Value) -> ToolResult {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        let id = format!("call-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        self.execute(
+            name,
+            ToolCall::new(id, arguments),
+            &CancellationToken::new(),
+        )
+        .await
     }
 
     /// Runs one call of tool `name` and records it. Never fails: an unknown tool, invalid

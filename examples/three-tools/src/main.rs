@@ -68,6 +68,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let context =
         ToolContext::new(SessionIdentity::root("app", "local")).with_state(Greetings::default());
     let tools = ToolRegistry::linked()?.try_build(&["add", "greet", "word_count"], context)?;
-    cy_tools_mcp::McpServer::new(tools)?.serve_stdio().await?;
+    cy_tools_mcp::serve_stdio(tools).await?;
     Ok(())
 }

@@ -510,3 +510,21 @@ fn control_server_listens_and_refuses_a_request_without_the_token() {
         "unexpected response: {response}"
     );
 }
+
+/// `mcp` without `--tools` serves every linked tool the session can run, and says in one line
+/// how many it left out and where to see why (not one line per tool at every start).
+#[test]
+fn mcp_without_tools_notes_what_it_leaves_out_in_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    // No client: stdin is closed at once, so the server stops after its start.
+    let output = cy_tools(&["mcp", "--root", dir.path().to_str().unwrap()]);
+    let err = stderr(&output);
+    let notes: Vec<&str> = err.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert_eq!(
+        notes,
+        [
+            "note: 5 of the linked tools are left out, as this session cannot run them (`delegate`, `send_message`, `signal`, `wait_for_signal`, `workflow`); `cy-tools list` shows what each needs, and `CY_TOOLS_LOG=info` logs why"
+        ],
+        "{err}"
+    );
+}
