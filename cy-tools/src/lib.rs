@@ -3,6 +3,39 @@
 //! Tools an LLM agent calls, as context-free definitions bound to a session only when the
 //! session is built.
 //!
+//! ## Quickstart
+//!
+//! Define a tool, run it once in-process, serve it over MCP stdio (with `cy-tools-builtin`,
+//! feature `mcp`, for the session over a folder and the server):
+//!
+//! ```no_run
+//! use cy_tools::prelude::*;
+//!
+//! /// Adds two integers.
+//! #[tool(read_only)]
+//! async fn add(/** The first. */ a: i64, /** The second. */ b: i64) -> String {
+//!     (a + b).to_string()
+//! }
+//!
+//! #[tokio::main]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // Your tool beside a built-in one, in a session over the folder `work`.
+//!     let session = cy_tools_builtin::local_session("work", &["add", "read_file"])?;
+//!
+//!     // Run it once, as a model would call it: prints 5.
+//!     println!("{}", session.call("add", serde_json::json!({"a": 2, "b": 3})).await);
+//!
+//!     // Serve the same tools to any MCP client over stdio.
+//!     cy_tools_builtin::mcp::serve_stdio(session).await?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ## The layer below
+//!
+//! A host builds the session itself: a [`ToolContext`] with the services it chooses, the tools
+//! bound to it by name, calls with their own ids and cancellation.
+//!
 //! ```
 //! use std::sync::Arc;
 //! use cy_tools::{memory::MemorySandbox, prelude::*};

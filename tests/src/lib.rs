@@ -21,7 +21,32 @@ pub mod runtime {
 }
 
 /// The README's Rust code blocks, compiled and run as this crate's doctests, so the README's
-/// examples cannot drift from the API.
+/// examples cannot drift from the API; the same for each page of `docs/`.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeExamples;
+
+/// Doctests of `docs/` (see [`ReadmeExamples`]), one item per page.
+#[cfg(doctest)]
+pub mod docs {
+    #[doc = include_str!("../../docs/tools.md")]
+    pub struct Tools;
+    #[doc = include_str!("../../docs/command-line.md")]
+    pub struct CommandLine;
+    #[doc = include_str!("../../docs/mcp-server.md")]
+    pub struct McpServer;
+    #[doc = include_str!("../../docs/security.md")]
+    pub struct Security;
+    #[doc = include_str!("../../docs/sessions.md")]
+    pub struct Sessions;
+    #[doc = include_str!("../../docs/code-mode.md")]
+    pub struct CodeMode;
+    #[doc = include_str!("../../docs/model-loop.md")]
+    pub struct ModelLoop;
+    #[doc = include_str!("../../docs/deployment.md")]
+    pub struct Deployment;
+    #[doc = include_str!("../../docs/layout.md")]
+    pub struct Layout;
+    #[doc = include_str!("../../docs/benchmarks.md")]
+    pub struct Benchmarks;
+}

@@ -58,17 +58,17 @@ impl Session {
     /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
     /// use cy_tools::prelude::*;
     ///
-    /// /// Adds two integers.
+    /// /// Multiplies two integers.
     /// #[tool(read_only)]
-    /// async fn add(/** The first. */ a: i64, /** The second. */ b: i64) -> String {
-    ///     (a + b).to_string()
+    /// async fn times(/** The first. */ a: i64, /** The second. */ b: i64) -> String {
+    ///     (a * b).to_string()
     /// }
     ///
-    /// let session = Session::linked(ToolContext::local(), &["add"]).unwrap();
-    /// assert_eq!(session.call("add", serde_json::json!({"a": 2, "b": 3})).await.to_string(), "5");
+    /// let session = Session::linked(ToolContext::local(), &["times"]).unwrap();
+    /// assert_eq!(session.call("times", serde_json::json!({"a": 2, "b": 3})).await.to_string(), "6");
     ///
-    /// let err = Session::linked(ToolContext::local(), &["ad"]).unwrap_err();
-    /// assert!(err.to_string().contains("`ad`: no tool is registered under this name"));
+    /// let err = Session::linked(ToolContext::local(), &["time"]).unwrap_err();
+    /// assert!(err.to_string().contains("`time`: no tool is registered under this name"));
     /// # });
     /// ```
     ///

@@ -65,9 +65,8 @@ async fn word_count(
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let context =
-        ToolContext::new(SessionIdentity::root("app", "local")).with_state(Greetings::default());
-    let tools = ToolRegistry::linked()?.try_build(&["add", "greet", "word_count"], context)?;
-    cy_tools_mcp::serve_stdio(tools).await?;
+    let context = ToolContext::local().with_state(Greetings::default());
+    let session = Session::linked(context, &["add", "greet", "word_count"])?;
+    cy_tools_mcp::serve_stdio(session).await?;
     Ok(())
 }

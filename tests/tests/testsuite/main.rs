@@ -17,4 +17,5 @@ mod mcp_inspector;
 mod mcp_progress_approval;
 mod mcp_python_client;
 mod output_schema;
+mod quickstart_items;
 mod stuck;
