@@ -7,11 +7,10 @@
 
 pub(crate) mod live;
 pub(crate) mod spec;
+mod subagent;
 
 // At the root: `Session`, `SessionSpec`.
 pub(crate) use live::Session;
 pub(crate) use spec::SessionSpec;
-pub use spec::{
-    ExecutorSpec, ModelProvider, ModelSpec, SpecDefaults, SpecStore, SubagentLimits,
-    SubagentProfile, WorkspaceHost,
-};
+pub use spec::{ExecutorSpec, SpecDefaults, SpecStore, WorkspaceHost};
+pub use subagent::{ModelProvider, ModelSpec, SubagentLimits, SubagentProfile};
