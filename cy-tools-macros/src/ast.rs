@@ -7,15 +7,26 @@ use syn::{
     FnArg, GenericArgument, Ident, ItemFn, Pat, PathArguments, PathSegment, Type, TypeParamBound,
 };
 
-use crate::attr::{ParamAttrs, take_param_attrs};
 use crate::caps::Cap;
+use crate::doc::Description;
 use crate::errors::Errors;
+use crate::param_attrs::{ParamAttrs, take_param_attrs};
 
 /// The function after its helper attributes were taken off its parameters.
 pub(crate) struct ToolFn {
     /// The function as it will be emitted (modulo the `Ctx` rewrite).
     pub(crate) item: ItemFn,
     pub(crate) params: Vec<Param>,
+    /// Set when the function is a method of an `impl` marked `#[tools]`.
+    pub(crate) method: Option<Method>,
+}
+
+/// The `impl` a method tool sits in.
+pub(crate) struct Method {
+    /// The type the `impl` is for, as written (`Weather`, `crate::Weather`).
+    pub(crate) self_ty: Box<Type>,
+    /// Its last segment (`Weather`), for the generated items' names.
+    pub(crate) type_name: Ident,
 }
 
 /// One parameter of the function.
@@ -30,8 +41,9 @@ pub(crate) struct Param {
 
 /// What a parameter is for, decided by its type and attributes.
 pub(crate) enum ParamKind {
-    /// `self`, `&self`: never valid on a tool.
-    Receiver,
+    /// `self`, `&self`, `&mut self`, `self: Arc<Self>`: only `&self`, in a `#[tools]` impl,
+    /// is valid on a tool.
+    Receiver(Box<syn::Receiver>),
     /// `Ctx<'_>`: the narrowed context.
     Ctx,
     /// `CallInfo`: the call's id and cancellation token.
@@ -54,12 +66,19 @@ pub(crate) struct Field {
 }
 
 impl Field {
-    /// The name the model sees: `rename`, or the binding without `r#`.
+    /// The name the model sees: `rename`, or the binding without `r#` and without the leading
+    /// underscores that only tell rustc a parameter may go unused (`_mode` is `mode`).
     pub(crate) fn wire_name(&self, attrs: &ParamAttrs) -> Option<String> {
         if let Some(rename) = &attrs.rename {
             return Some(rename.value());
         }
-        self.ident.as_ref().map(unraw)
+        self.ident.as_ref().map(|ident| {
+            let name = unraw(ident);
+            match name.trim_start_matches('_') {
+                "" => name,
+                trimmed => trimmed.to_string(),
+            }
+        })
     }
 }
 
@@ -74,13 +93,13 @@ pub(crate) fn unraw(ident: &Ident) -> String {
 
 impl ToolFn {
     /// Models `item`, taking the helper attributes off its parameters.
-    pub(crate) fn new(mut item: ItemFn, errors: &mut Errors) -> ToolFn {
+    pub(crate) fn new(mut item: ItemFn, method: Option<Method>, errors: &mut Errors) -> ToolFn {
         let mut params = Vec::with_capacity(item.sig.inputs.len());
         for (index, input) in item.sig.inputs.iter_mut().enumerate() {
             let (kind, attrs) = match input {
                 FnArg::Receiver(receiver) => {
                     let attrs = take_param_attrs(&mut receiver.attrs, errors);
-                    (ParamKind::Receiver, attrs)
+                    (ParamKind::Receiver(Box::new(receiver.clone())), attrs)
                 }
                 FnArg::Typed(typed) => {
                     let attrs = take_param_attrs(&mut typed.attrs, errors);
@@ -98,7 +117,11 @@ impl ToolFn {
                 tokens: input.to_token_stream(),
             });
         }
-        ToolFn { item, params }
+        ToolFn {
+            item,
+            params,
+            method,
+        }
     }
 
     pub(crate) fn fields(&self) -> impl Iterator<Item = (&Param, &Field)> {
@@ -115,12 +138,16 @@ impl ToolFn {
         })
     }
 
-    /// The fn's doc comment, as the tool description: lines joined, ends trimmed.
-    pub(crate) fn doc(&self) -> String {
-        crate::attr::doc_lines(&self.item.attrs)
-            .join("\n")
-            .trim()
-            .to_string()
+    /// The `&self` of a method tool.
+    pub(crate) fn receiver(&self) -> Option<&Param> {
+        self.params
+            .iter()
+            .find(|p| matches!(p.kind, ParamKind::Receiver(_)))
+    }
+
+    /// The fn's doc comment, as the tool description.
+    pub(crate) fn doc(&self) -> Option<Description> {
+        Description::of(&self.item.attrs)
     }
 }
 

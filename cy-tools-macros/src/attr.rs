@@ -1,11 +1,10 @@
-//! Parsing `#[tool(...)]` and the parameter attributes `#[arg(...)]` and `#[args]`, keeping
-//! spans so every later error points at the token it is about.
+//! Parsing `#[tool(...)]`, keeping spans so every later error points at the token it is about.
 
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
 use syn::spanned::Spanned;
-use syn::{Attribute, Expr, LitBool, LitStr, Path, Token};
+use syn::{Expr, LitBool, LitStr, Path, Token};
 
 use crate::caps::Cap;
 use crate::errors::{Errors, did_you_mean, one_of};
@@ -33,9 +32,6 @@ const TOOL_OPTION_ALIASES: &[(&str, &str)] = &[
     ("doc", "description"),
     ("readonly", "read_only"),
 ];
-
-/// The options of `#[arg(...)]`.
-const ARG_OPTIONS: &[&str] = &["default", "rename"];
 
 /// A boolean option: bare (`read_only`) or explicit (`read_only = false`).
 #[derive(Clone, Copy)]
@@ -191,7 +187,7 @@ fn scalar_option(
 }
 
 /// Consumes what is left of a malformed option, up to the next `,`, so parsing continues.
-fn skip_rest(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+pub(crate) fn skip_rest(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     while !meta.input.is_empty() && !meta.input.peek(Token![,]) {
         meta.input.parse::<proc_macro2::TokenTree>()?;
     }
@@ -199,7 +195,7 @@ fn skip_rest(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
 }
 
 /// Consumes `= value` or `(...)` after a key that was already reported, so parsing continues.
-fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
+pub(crate) fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(Token![=]) {
         meta.input.parse::<Token![=]>()?;
         meta.input.parse::<Expr>()?;
@@ -211,7 +207,7 @@ fn skip_value(meta: &ParseNestedMeta<'_>) -> syn::Result<()> {
     Ok(())
 }
 
-fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
+pub(crate) fn string_value(meta: &ParseNestedMeta<'_>) -> syn::Result<LitStr> {
     let key = path_text(&meta.path);
     if !meta.input.peek(Token![=]) {
         return Err(meta.error(format!("`{key}` needs a value: write `{key} = \"...\"`")));
@@ -278,121 +274,6 @@ fn timeout(meta: &ParseNestedMeta<'_>, errors: &mut Errors) -> syn::Result<Optio
     Ok(None)
 }
 
-/// What `#[arg(default ...)]` asked for.
-pub(crate) enum DefaultValue {
-    /// `#[arg(default)]`: `Default::default()`.
-    Trait,
-    /// `#[arg(default = expr)]`.
-    Expr(Box<Expr>),
-}
-
-/// The helper attributes of one parameter, removed from the function the user sees.
-#[derive(Default)]
-pub(crate) struct ParamAttrs {
-    /// The field docs: the parameter's doc comments.
-    pub(crate) docs: Vec<Attribute>,
-    pub(crate) default: Option<(DefaultValue, Span)>,
-    pub(crate) rename: Option<LitStr>,
-    /// The span of `#[args]`, when present.
-    pub(crate) args: Option<Span>,
-    /// The first `#[arg]`, when present.
-    pub(crate) arg: Option<Attribute>,
-}
-
-/// Takes `#[doc]`, `#[arg]` and `#[args]` out of `attrs` into a [`ParamAttrs`]; other
-/// attributes stay on the parameter.
-pub(crate) fn take_param_attrs(attrs: &mut Vec<Attribute>, errors: &mut Errors) -> ParamAttrs {
-    let mut out = ParamAttrs::default();
-    let mut kept = Vec::with_capacity(attrs.len());
-    for attr in attrs.drain(..) {
-        if attr.path().is_ident("doc") {
-            out.docs.push(attr);
-        } else if attr.path().is_ident("args") {
-            if out.args.is_some() {
-                errors.spanned(&attr, "duplicate `#[args]`: give it once");
-            } else if !matches!(attr.meta, syn::Meta::Path(_)) {
-                errors.spanned(
-                    &attr.meta,
-                    "`#[args]` takes no options: write `#[args]` and configure the fields on the struct itself",
-                );
-            }
-            out.args.get_or_insert(attr.span());
-        } else if attr.path().is_ident("arg") {
-            parse_arg(&attr, &mut out, errors);
-            out.arg.get_or_insert(attr);
-        } else {
-            kept.push(attr);
-        }
-    }
-    *attrs = kept;
-    out
-}
-
-fn parse_arg(attr: &Attribute, out: &mut ParamAttrs, errors: &mut Errors) {
-    if !matches!(attr.meta, syn::Meta::List(_)) {
-        errors.spanned(
-            attr,
-            "`#[arg]` needs an option: write `#[arg(default)]`, `#[arg(default = ...)]` or `#[arg(rename = \"...\")]`",
-        );
-        return;
-    }
-    let result = attr.parse_nested_meta(|meta| {
-        let key = path_text(&meta.path);
-        let span = meta.path.span();
-        match key.as_str() {
-            "default" if out.default.is_some() => {
-                errors.at(span, "duplicate `default`: give it once; remove this one");
-                skip_value(&meta)
-            }
-            "rename" if out.rename.is_some() => {
-                errors.at(span, "duplicate `rename`: give it once; remove this one");
-                skip_value(&meta)
-            }
-            "default" => {
-                let value = if meta.input.peek(Token![=]) {
-                    match meta.value().and_then(|v| v.parse::<Expr>()) {
-                        Ok(expr) => DefaultValue::Expr(Box::new(expr)),
-                        Err(err) => {
-                            errors.push(err);
-                            return skip_rest(&meta);
-                        }
-                    }
-                } else {
-                    DefaultValue::Trait
-                };
-                out.default = Some((value, span));
-                Ok(())
-            }
-            "rename" => {
-                match string_value(&meta) {
-                    Ok(name) => out.rename = Some(name),
-                    Err(err) => {
-                        errors.push(err);
-                        return skip_rest(&meta);
-                    }
-                }
-                Ok(())
-            }
-            _ => {
-                let message = match did_you_mean(&key, ARG_OPTIONS) {
-                    Some(close) => {
-                        format!("unknown `#[arg]` option `{key}`: did you mean `{close}`?")
-                    }
-                    None => format!(
-                        "unknown `#[arg]` option `{key}`: valid options are {}",
-                        one_of(ARG_OPTIONS)
-                    ),
-                };
-                errors.at(span, message);
-                skip_value(&meta)
-            }
-        }
-    });
-    if let Err(err) = result {
-        errors.push(err);
-    }
-}
-
 /// The literal text of a path, for messages.
 pub(crate) fn path_text(path: &Path) -> String {
     path.segments
@@ -400,24 +281,4 @@ pub(crate) fn path_text(path: &Path) -> String {
         .map(|s| s.ident.to_string())
         .collect::<Vec<_>>()
         .join("::")
-}
-
-/// The doc-comment lines of `attrs` that are string literals, each without the one space
-/// `///` leaves, as rustdoc and schemars read them.
-pub(crate) fn doc_lines(attrs: &[Attribute]) -> Vec<String> {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            syn::Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
-            _ => None,
-        })
-        .map(|line| line.strip_prefix(' ').map(str::to_string).unwrap_or(line))
-        .collect()
 }

@@ -1,42 +1,63 @@
 //! Code generation: the parameter struct, the capability set, the definition with its handler
 //! shim, and the link-time registration, beside the user's function.
 //!
-//! For `async fn read_file` the generated items are `ReadFileParams` (unless an `#[args]`
-//! struct is taken), `ReadFileCaps` (unless no capability is declared), the `static READ_FILE`
-//! and an `inventory` registration. They sit in the function's own scope rather than in a
+//! For `fn read_file` the generated items are `ReadFileParams` (unless an `#[args]` struct is
+//! taken), `ReadFileCaps` (unless no capability is declared), the `static READ_FILE`, an
+//! `inventory` registration and a marker that makes two tools of one name in a module a
+//! compile error; for the method `forecast` of a `#[tools] impl Weather`, `WeatherForecast...`
+//! and `WEATHER_FORECAST`. They sit in the function's own scope rather than in a
 //! module, so the parameter types resolve exactly as in the signature, also inside a function
 //! body or a doctest.
 
 use proc_macro2::{Literal, Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{ToTokens, quote};
 use syn::spanned::Spanned;
-use syn::{
-    Attribute, Expr, FnArg, GenericArgument, Ident, ItemFn, Lifetime, PathArguments, ReturnType,
-    Type,
-};
+use syn::{Attribute, FnArg, GenericArgument, Ident, ItemFn, Lifetime, PathArguments, Type};
 
-use crate::ast::{ParamKind, ToolFn, unraw};
-use crate::attr::{DefaultValue, ToolArgs, parse_tool_args};
+use crate::ast::{Method, ParamKind, ToolFn, unraw};
+use crate::attr::{ToolArgs, parse_tool_args};
 use crate::caps::{Cap, caps_type};
 use crate::errors::Errors;
-use crate::valid;
+use crate::params::params_struct;
+use crate::{handler, valid};
 
-/// The whole attribute: parse, check, then generate, or emit the function with the errors.
+/// What one tool expands to: the function as emitted (for a method, the method, which stays in
+/// its `impl`) and the items generated beside it.
+pub(crate) struct Expanded {
+    pub(crate) function: ItemFn,
+    pub(crate) items: TokenStream,
+    /// The items are the errors, and the function is emitted as written.
+    pub(crate) recovered: bool,
+}
+
+/// `#[tool]` on a free function.
 pub(crate) fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     let item: ItemFn = match syn::parse2(input.clone()) {
         Ok(item) => item,
         Err(err) => {
-            let message = syn::Error::new(
-                err.span(),
-                format!("`#[tool]` goes on an `async fn`: {err}"),
-            )
-            .into_compile_error();
+            let message =
+                syn::Error::new(err.span(), format!("`#[tool]` goes on a function: {err}"))
+                    .into_compile_error();
             return quote!(#message #input);
         }
     };
+    let Expanded {
+        function,
+        items,
+        recovered,
+    } = expand(args, item, None);
+    if recovered {
+        quote!(#items #function)
+    } else {
+        quote!(#function #items)
+    }
+}
+
+/// Parses the options, checks, then generates, or gives back the function with the errors.
+pub(crate) fn expand(args: TokenStream, item: ItemFn, method: Option<Method>) -> Expanded {
     let mut errors = Errors::default();
     let args = parse_tool_args(args, &mut errors);
-    let tool = ToolFn::new(item, &mut errors);
+    let tool = ToolFn::new(item, method, &mut errors);
     valid::check(&tool, &args, &mut errors);
     let krate = crate_path(&args);
     if errors.is_empty() {
@@ -56,7 +77,7 @@ fn crate_path(args: &ToolArgs) -> TokenStream {
 /// On error: the function as written (helper attributes off its parameters) and the errors.
 /// Its `Ctx` gets a set that grants everything, so the body does not add errors of its own;
 /// nothing is registered, so that set never reaches a session.
-fn recover(mut tool: ToolFn, krate: &TokenStream, errors: Errors) -> TokenStream {
+fn recover(mut tool: ToolFn, krate: &TokenStream, errors: Errors) -> Expanded {
     let ctx_params: Vec<usize> = tool
         .params
         .iter()
@@ -79,9 +100,11 @@ fn recover(mut tool: ToolFn, krate: &TokenStream, errors: Errors) -> TokenStream
             *typed.ty = syn::parse_quote_spanned!(span=> #krate::__private::State<'_, ()>);
         }
     }
-    let errors = errors.into_compile_errors();
-    let item = &tool.item;
-    quote!(#errors #item)
+    Expanded {
+        function: tool.item,
+        items: errors.into_compile_errors(),
+        recovered: true,
+    }
 }
 
 /// Gives the `Ctx` parameter at `index` the capability set `caps`, keeping its lifetime.
@@ -107,12 +130,45 @@ fn set_ctx_caps(item: &mut ItemFn, index: usize, caps: TokenStream) {
     *segment = syn::parse_quote_spanned!(ident.span()=> #ident<#lifetime, #caps>);
 }
 
-fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStream {
-    let fn_ident = tool.item.sig.ident.clone();
-    let base = unraw(&fn_ident);
-    let pascal = to_pascal(&base);
-    let span = fn_ident.span();
-    let static_ident = Ident::new(&base.to_uppercase(), span);
+/// The names of what is generated for a tool: `READ_FILE`, `ReadFileParams`, `ReadFileCaps`
+/// for `fn read_file`; `WEATHER_FORECAST`, `WeatherForecast...` for `Weather::forecast`.
+struct Names {
+    static_ident: Ident,
+    pascal: String,
+    /// `read_file` or `Weather::forecast`, for docs and the registration's location.
+    path: String,
+}
+
+impl Names {
+    fn of(tool: &ToolFn) -> Names {
+        let fn_ident = &tool.item.sig.ident;
+        let base = unraw(fn_ident);
+        let span = fn_ident.span();
+        match &tool.method {
+            None => Names {
+                static_ident: Ident::new(&base.to_uppercase(), span),
+                pascal: to_pascal(&base),
+                path: base,
+            },
+            Some(method) => {
+                let type_name = unraw(&method.type_name);
+                Names {
+                    static_ident: Ident::new(
+                        &format!("{}_{}", upper_snake(&type_name), base.to_uppercase()),
+                        span,
+                    ),
+                    pascal: format!("{type_name}{}", to_pascal(&base)),
+                    path: format!("{type_name}::{base}"),
+                }
+            }
+        }
+    }
+}
+
+fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> Expanded {
+    let names = Names::of(&tool);
+    let span = tool.item.sig.ident.span();
+    let static_ident = &names.static_ident;
     let vis = tool.item.vis.clone();
     let name = valid::tool_name(&tool, args);
     // A `#[cfg]` on the function gates everything generated for it too.
@@ -124,89 +180,39 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
         .cloned()
         .collect();
 
-    let (caps_ty, caps_items) = capability_set(args, &pascal, &name, &vis, krate, span, &cfgs);
+    let (caps_ty, caps_items) =
+        capability_set(args, &names.pascal, &name, &vis, krate, span, &cfgs);
     let (params_ty, params_items) = match tool.args_param() {
         Some((_, ty)) => (ty.to_token_stream(), TokenStream::new()),
         None => {
-            let ident = Ident::new(&format!("{pascal}Params"), span);
+            let ident = Ident::new(&format!("{}Params", names.pascal), span);
             let items = params_struct(&tool, &ident, &name, &vis, krate, &cfgs);
             (ident.to_token_stream(), items)
         }
     };
 
-    let call_args = tool.params.iter().map(|p| match &p.kind {
-        ParamKind::Ctx => quote!(__ctx),
-        ParamKind::Call => quote!(__call),
-        ParamKind::Service(cap) => {
-            let accessor = Ident::new(cap.name(), Span::call_site());
-            quote!(__ctx.#accessor())
-        }
-        ParamKind::State(_) => format_ident!("__state_{}", p.index).into_token_stream(),
-        ParamKind::Args(_) => quote!(__params),
-        // `valid` refused patterns and receivers, so neither reaches here.
-        ParamKind::Field(f) => match &f.ident {
-            Some(ident) => quote!(__params.#ident.0),
-            None => TokenStream::new(),
-        },
-        ParamKind::Receiver => TokenStream::new(),
-    });
-    let ret_span = match &tool.item.sig.output {
-        ReturnType::Type(_, ty) => ty.span(),
-        ReturnType::Default => span,
-    };
-    // The call carries the return type's span, so a type that cannot become a `ToolResult`
-    // is reported there.
-    let mut callee = fn_ident.clone();
-    callee.set_span(ret_span);
-    let call = quote_spanned! {ret_span=>
-        #krate::__private::box_result(#callee(#(#call_args),*))
-    };
-
-    let description = args
-        .description
-        .as_ref()
-        .map_or_else(|| tool.doc(), |d| d.value());
     let name_lit = Literal::string(&name);
-    let description_lit = Literal::string(&description);
+    let description = match &args.description {
+        Some(description) => description.to_token_stream(),
+        // `valid` refused a tool without a description.
+        None => tool
+            .doc()
+            .map(|d| d.expr(quote!(#krate::__private::trim_doc)))
+            .unwrap_or_default(),
+    };
+    let body = handler::body(&tool, &name_lit, krate);
     let annotations = annotations(args, krate);
     let timeout = args.timeout.map(|(ms, _)| {
         let ms = Literal::u64_unsuffixed(ms);
         quote!(.with_timeout(::core::time::Duration::from_millis(#ms)))
     });
-    let output = json_payload(&tool.item.sig.output).map(|payload| {
-        quote! {
-            .with_output_schema({
-                fn __output() -> #krate::__private::serde_json::Value {
-                    #[allow(unused_imports)]
-                    use #krate::__private::{OutputSchemaFallback as _, OutputSchemaViaJsonSchema as _};
-                    (&&#krate::__private::OutputProbe::<#payload>::new()).output_schema()
-                }
-                __output
-            })
-        }
-    });
-    // Each `State<'_, T>`: taken from the context before the body starts, and declared on the
-    // definition so binding leaves the tool out of a session without a `T`.
+    let output = handler::output_schema(&tool.item.sig.output, krate);
+    // Declared on the definition, so binding leaves the tool out of a session without them.
     let state_types: Vec<&Type> = tool
         .params
         .iter()
-        .filter_map(|p| match &p.kind {
-            ParamKind::State(Some(ty)) => Some(&**ty),
-            _ => None,
-        })
+        .filter_map(|p| handler::state_type(&tool, &p.kind))
         .collect();
-    let state_lets = tool.params.iter().filter_map(|p| match &p.kind {
-        ParamKind::State(Some(ty)) => {
-            let var = format_ident!("__state_{}", p.index);
-            Some(quote_spanned! {ty.span()=>
-                let #var = match #krate::__private::State::<#ty>::from_ctx(&__ctx, #name_lit) {
-                    ::core::result::Result::Ok(state) => state,
-                    ::core::result::Result::Err(error) => return #krate::__private::ready(error),
-                };
-            })
-        }
-        _ => None,
-    });
     let needs_state = (!state_types.is_empty()).then(|| {
         quote! {
             .needs_state({
@@ -216,13 +222,27 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
             })
         }
     });
+    // One inline argument that turns out to be a struct is refused when the schema is made,
+    // unless it is `#[arg(nested)]`: the model would have to send it nested.
+    let fields: Vec<_> = tool.fields().map(|(param, _)| param.attrs.nested).collect();
+    let lone_struct = matches!(fields[..], [None]).then(|| quote!(.refuse_lone_struct()));
     let static_doc = format!(
-        "The `{name}` tool's definition, generated by `#[tool]` from the function `{base}`."
+        "The `{name}` tool's definition, generated by `#[tool]` from the {} `{}`.",
+        if tool.method.is_some() {
+            "method"
+        } else {
+            "function"
+        },
+        names.path
     );
 
-    let registration = if args.register.is_none_or(|r| r.value) {
-        let location = Literal::string(&format!("::{base}"));
+    let registered = args.register.is_none_or(|r| r.value);
+    let registration = if registered {
+        let location = Literal::string(&format!("::{}", names.path));
+        let name_span = args.name.as_ref().map_or(span, syn::LitStr::span);
+        let marker = unique_name_marker(&name, name_span, &cfgs);
         quote! {
+            #marker
             #(#cfgs)*
             #krate::__private::inventory::submit! {
                 #krate::__private::ToolRegistration::new(
@@ -243,10 +263,8 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
     if let Some(index) = ctx_index {
         set_ctx_caps(&mut tool.item, index, caps_ty.clone());
     }
-    let item = &tool.item;
 
-    quote! {
-        #item
+    let items = quote! {
         #caps_items
         #params_items
         #(#cfgs)*
@@ -257,16 +275,53 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> TokenStre
                 __ctx: #krate::__private::Ctx<'a, #caps_ty>,
                 __call: #krate::__private::CallInfo<'a>,
             ) -> #krate::__private::BoxFuture<'a, #krate::__private::ToolResult> {
-                #(#state_lets)*
-                #call
+                #body
             }
-            #krate::__private::ToolDefinition::new(#name_lit, #description_lit, __handler)
+            #krate::__private::ToolDefinition::new(#name_lit, #description, __handler)
                 #annotations
                 #timeout
                 #needs_state
                 #output
+                #lone_struct
         };
         #registration
+    };
+    Expanded {
+        function: tool.item,
+        items,
+        recovered: false,
+    }
+}
+
+/// An item named after the tool's name, so two tools of one name in one module are a compile
+/// error (rustc's "defined multiple times", at the second name). Names of letters, digits and
+/// `_` name a unit struct; others (with `.` or `-`) a constant, with `_` doubled and `.`, `-`
+/// written `_d`, `_h`: two namespaces and an escape, so no two names meet by accident.
+fn unique_name_marker(name: &str, span: Span, cfgs: &[Attribute]) -> TokenStream {
+    if name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+        let ident = Ident::new(&format!("tool_named_{name}"), span);
+        return quote! {
+            #(#cfgs)*
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            struct #ident;
+        };
+    }
+    let escaped: String = name
+        .chars()
+        .map(|c| match c {
+            '_' => "__".to_string(),
+            '.' => "_d".to_string(),
+            '-' => "_h".to_string(),
+            other => other.to_string(),
+        })
+        .collect();
+    let ident = Ident::new(&format!("tool_named_{escaped}"), span);
+    quote! {
+        #(#cfgs)*
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, dead_code)]
+        const #ident: () = ();
     }
 }
 
@@ -304,108 +359,6 @@ fn capability_set(
         #vis type #ident = #ty;
     };
     (ident.into_token_stream(), items)
-}
-
-/// The parameter struct: one field per argument, with the parameter's docs, `rename` and
-/// `default`, deriving through the runtime's re-exports.
-fn params_struct(
-    tool: &ToolFn,
-    ident: &Ident,
-    name: &str,
-    vis: &syn::Visibility,
-    krate: &TokenStream,
-    cfgs: &[Attribute],
-) -> TokenStream {
-    let krate_text = krate.to_string().replace(' ', "");
-    let serde_crate = Literal::string(&format!("{krate_text}::__private::serde"));
-    let schemars_crate = Literal::string(&format!("{krate_text}::__private::schemars"));
-    let mut fields = Vec::new();
-    let mut default_fns = Vec::new();
-    let mut readers = Vec::new();
-    for (param, field) in tool.fields() {
-        // `valid` refused patterns, so every field has a name.
-        let Some(field_ident) = field.ident.as_ref() else {
-            continue;
-        };
-        let ty = &field.ty;
-        // The argument's reader: the one place its type must be `Deserialize` and
-        // `JsonSchema`, spanned on the argument, so a missing derive is reported there and in
-        // the user's words (see `cy_tools::definition::Arg`).
-        let reader = format_ident!("__{}Arg_{}", ident, unraw(field_ident));
-        let arg_ty = quote!(#krate::__private::Arg<#reader>);
-        readers.push(quote_spanned! {ty.span()=>
-            #(#cfgs)*
-            #[doc(hidden)]
-            #[allow(non_camel_case_types)]
-            enum #reader {}
-            #(#cfgs)*
-            impl #krate::__private::ArgReader for #reader {
-                type Value = #ty;
-                fn deserialize<'de, D>(deserializer: D) -> ::core::result::Result<#ty, D::Error>
-                where
-                    D: #krate::__private::serde::Deserializer<'de>,
-                {
-                    #krate::__private::deserialize_arg::<#ty, D>(deserializer)
-                }
-                const SCHEMA: #krate::__private::ArgSchemaFns =
-                    #krate::__private::ArgSchemaFns::of::<#ty>();
-            }
-        });
-        let docs = &param.attrs.docs;
-        let rename = param
-            .attrs
-            .rename
-            .as_ref()
-            .map(|r| quote!(#[serde(rename = #r)]));
-        let default = match &param.attrs.default {
-            None => None,
-            Some((DefaultValue::Trait, _)) => Some(quote!(#[serde(default)])),
-            Some((DefaultValue::Expr(expr), _)) => {
-                let fn_ident = format_ident!("__default_{}", unraw(field_ident));
-                let value = match &**expr {
-                    // `default = "main"` for a `String`: a literal is a `&str`, the field owns.
-                    Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(_),
-                        ..
-                    }) => quote_spanned!(expr.span()=> ::core::convert::Into::into(#expr)),
-                    _ => expr.to_token_stream(),
-                };
-                default_fns.push(quote! {
-                    #[doc(hidden)]
-                    fn #fn_ident() -> #arg_ty { #krate::__private::Arg::new(#value) }
-                });
-                let path = Literal::string(&format!("{ident}::{fn_ident}"));
-                Some(quote!(#[serde(default = #path)]))
-            }
-        };
-        fields.push(quote! {
-            #(#docs)*
-            #rename
-            #default
-            #field_ident: #arg_ty,
-        });
-    }
-    let doc = format!("The arguments of the `{name}` tool, generated by `#[tool]`.");
-    let default_impl = (!default_fns.is_empty()).then(|| {
-        quote! {
-            #(#cfgs)*
-            impl #ident {
-                #(#default_fns)*
-            }
-        }
-    });
-    quote! {
-        #(#cfgs)*
-        #[doc = #doc]
-        #[derive(#krate::__private::serde::Deserialize, #krate::__private::schemars::JsonSchema)]
-        #[serde(crate = #serde_crate, deny_unknown_fields)]
-        #[schemars(crate = #schemars_crate)]
-        #vis struct #ident {
-            #(#fields)*
-        }
-        #(#readers)*
-        #default_impl
-    }
 }
 
 fn annotations(args: &ToolArgs, krate: &TokenStream) -> TokenStream {
@@ -449,37 +402,27 @@ fn to_pascal(snake: &str) -> String {
         .collect()
 }
 
-/// `T` of a return type `Json<T>` or `Result<Json<T>, E>`: the tool returns structured JSON of
-/// that type, whose schema becomes the MCP `outputSchema` when it is an object.
-fn json_payload(output: &ReturnType) -> Option<&syn::Type> {
-    let ReturnType::Type(_, ty) = output else {
-        return None;
-    };
-    let inner = generic_arg(ty, "Result").unwrap_or(ty);
-    generic_arg(inner, "Json")
-}
-
-/// The first type argument of a path type whose last segment is `name`.
-fn generic_arg<'a>(ty: &'a syn::Type, name: &str) -> Option<&'a syn::Type> {
-    let syn::Type::Path(path) = ty else {
-        return None;
-    };
-    let segment = path.path.segments.last()?;
-    if segment.ident != name {
-        return None;
+/// `WeatherService` → `WEATHER_SERVICE`.
+fn upper_snake(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.extend(c.to_uppercase());
     }
-    let PathArguments::AngleBracketed(args) = &segment.arguments else {
-        return None;
-    };
-    args.args.iter().find_map(|arg| match arg {
-        GenericArgument::Type(ty) => Some(ty),
-        _ => None,
-    })
+    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::to_pascal;
+    use super::{to_pascal, upper_snake};
+
+    #[test]
+    fn upper_snake_case() {
+        assert_eq!(upper_snake("Weather"), "WEATHER");
+        assert_eq!(upper_snake("WeatherService"), "WEATHER_SERVICE");
+    }
 
     #[test]
     fn pascal_case() {

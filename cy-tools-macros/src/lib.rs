@@ -8,8 +8,14 @@
 mod ast;
 mod attr;
 mod caps;
+mod doc;
 mod errors;
 mod expand;
+mod handler;
+mod methods;
+mod param_attrs;
+mod params;
+mod types;
 mod valid;
 
 use proc_macro::TokenStream;
@@ -227,6 +233,14 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
     expand::tool(args.into(), input.into()).into()
+}
+
+/// Makes the methods marked `#[tool]` in an `impl` block tools whose `&self` is the
+/// application's object of that type, given to the session with `ToolContext::with_state`.
+/// See [`macro@tool`] ("Methods").
+#[proc_macro_attribute]
+pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
+    methods::tools(args.into(), input.into()).into()
 }
 
 /// Not public API: what `cy_tools::capability::capability_set!` expands to (it passes its `$crate` first).

@@ -1,15 +1,18 @@
 //! Cross-checks between the function, its parameters and the `#[tool]` options. Every problem
 //! is recorded with the span of the token it is about; nothing stops at the first one.
 
+use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::{GenericArgument, PathArguments, Safety, Type};
 
 use crate::ast::{ParamKind, ToolFn, last_segment, unraw};
-use crate::attr::{DefaultValue, ToolArgs};
+use crate::attr::ToolArgs;
 use crate::errors::Errors;
+use crate::param_attrs::DefaultValue;
+use crate::types::check_owned;
 
-/// Longest tool name every provider accepts (`cy_tools::definition::MAX_TOOL_NAME_LEN`).
-const MAX_TOOL_NAME_LEN: usize = 64;
+/// Longest tool name: MCP's limit (`cy_tools::definition::MAX_TOOL_NAME_LEN`).
+const MAX_TOOL_NAME_LEN: usize = 128;
 
 /// The tool's name: `name = "..."` or the function's.
 pub(crate) fn tool_name(tool: &ToolFn, args: &ToolArgs) -> String {
@@ -21,6 +24,7 @@ pub(crate) fn tool_name(tool: &ToolFn, args: &ToolArgs) -> String {
 
 pub(crate) fn check(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
     check_signature(tool, errors);
+    check_placement(tool, errors);
     check_description(tool, args, errors);
     check_name(tool, args, errors);
     check_annotations(args, errors);
@@ -29,7 +33,6 @@ pub(crate) fn check(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
 
 fn check_signature(tool: &ToolFn, errors: &mut Errors) {
     let sig = &tool.item.sig;
-    let name = unraw(&sig.ident);
     if let Some(constness) = &sig.constness {
         errors.spanned(
             constness,
@@ -46,12 +49,6 @@ fn check_signature(tool: &ToolFn, errors: &mut Errors) {
         errors.spanned(
             abi,
             "a tool function cannot have an `extern` ABI: tools are called from Rust; remove the `extern`",
-        );
-    }
-    if sig.asyncness.is_none() {
-        errors.spanned(
-            sig.fn_token,
-            format!("a tool function must be `async`: write `async fn {name}`"),
         );
     }
     if sig.generics.lt_token.is_some() || sig.generics.where_clause.is_some() {
@@ -72,7 +69,7 @@ fn check_description(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
             "the tool description is empty: the model needs it to know when to call the tool; say what the tool does",
         ),
         Some(_) => {}
-        None if tool.doc().is_empty() => errors.spanned(
+        None if tool.doc().is_none() => errors.spanned(
             &tool.item.sig.ident,
             format!(
                 "tool `{}` has no description: the model needs one to know when to call it; add a doc comment to the function or `description = \"...\"` to `#[tool]`",
@@ -85,16 +82,12 @@ fn check_description(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
 
 fn check_name(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
     let name = tool_name(tool, args);
-    let valid = !name.is_empty()
-        && name.len() <= MAX_TOOL_NAME_LEN
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let valid =
+        !name.is_empty() && name.len() <= MAX_TOOL_NAME_LEN && name.bytes().all(is_name_byte);
     if valid {
         return;
     }
-    let rule =
-        "a tool name is 1 to 64 ASCII letters, digits, `_` or `-`, which every provider accepts";
+    let rule = "a tool name is 1 to 128 ASCII letters, digits, `_`, `-` or `.` (MCP's rule)";
     match &args.name {
         Some(lit) => errors.spanned(
             lit,
@@ -110,12 +103,16 @@ fn check_name(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
     }
 }
 
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.'
+}
+
 /// A valid name close to `name`, for the error message.
 fn suggest_name(name: &str) -> String {
     let mut out: String = name
         .chars()
         .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' {
+            if c.is_ascii() && is_name_byte(c as u8) {
                 c
             } else {
                 '_'
@@ -156,20 +153,23 @@ fn check_params(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
             );
         }
         match &param.kind {
-            ParamKind::Receiver => errors.spanned(
-                &param.tokens,
-                "a tool cannot be a method: it takes `self`; make it a free `async fn` and reach session state through `Ctx`",
-            ),
+            ParamKind::Receiver(receiver) => check_receiver(tool, receiver, errors),
             ParamKind::Ctx => {
                 if ctx_seen {
-                    errors.spanned(&param.tokens, "duplicate `Ctx` parameter: take the context once");
+                    errors.spanned(
+                        &param.tokens,
+                        "duplicate `Ctx` parameter: take the context once",
+                    );
                 }
                 ctx_seen = true;
                 check_ctx_type(tool, param.index, errors);
             }
             ParamKind::Call => {
                 if call_seen {
-                    errors.spanned(&param.tokens, "duplicate `CallInfo` parameter: take it once");
+                    errors.spanned(
+                        &param.tokens,
+                        "duplicate `CallInfo` parameter: take it once",
+                    );
                 }
                 call_seen = true;
             }
@@ -258,6 +258,57 @@ fn check_params(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
     }
 }
 
+/// A method tool takes `&self`, the object the application gave the session; anything else
+/// (or a method outside a `#[tools]` impl) is refused with the fix.
+fn check_receiver(tool: &ToolFn, receiver: &syn::Receiver, errors: &mut Errors) {
+    if tool.method.is_none() {
+        errors.spanned(
+            receiver,
+            "a method is a tool only inside an `impl` block marked `#[tools]`: put `#[tools]` on the `impl` (its `&self` is then the object the application gives the session), or make this a free function",
+        );
+        return;
+    }
+    let shared_ref = matches!(receiver.kind, syn::ReceiverKind::Reference(_, _, None))
+        && receiver.mutability.is_none();
+    if !shared_ref {
+        errors.spanned(
+            receiver,
+            "a tool method takes `&self`: every call of the session shares the object, so it cannot be taken by value or as `&mut`; keep what changes behind a `Mutex` or an atomic",
+        );
+    }
+}
+
+/// A method of a `#[tools]` impl without `self`, or a free function naming `Self` (so it sits
+/// in an `impl` without `#[tools]`): one error each, instead of rustc's about the generated
+/// items.
+fn check_placement(tool: &ToolFn, errors: &mut Errors) {
+    let sig = &tool.item.sig;
+    match &tool.method {
+        Some(method) if tool.receiver().is_none() => errors.spanned(
+            &sig.ident,
+            format!(
+                "`{}` has no `self`, so it cannot be a tool of `{}`: take `&self` (the object the application gives the session), or move it out of the `impl` as a free function with `#[tool]`",
+                unraw(&sig.ident),
+                method.type_name
+            ),
+        ),
+        None if tool.receiver().is_none() && names_self(quote::quote!(#sig)) => errors.spanned(
+            &sig.ident,
+            "this function names `Self`, so it sits in an `impl`: a method is a tool only inside an `impl` block marked `#[tools]`, and takes `&self`",
+        ),
+        _ => {}
+    }
+}
+
+/// Whether `tokens` mention `Self`.
+fn names_self(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|token| match token {
+        TokenTree::Ident(ident) => ident == "Self",
+        TokenTree::Group(group) => names_self(group.stream()),
+        _ => false,
+    })
+}
+
 /// `Ctx<'_>` only: the macro writes the capability set itself.
 fn check_ctx_type(tool: &ToolFn, index: usize, errors: &mut Errors) {
     let Some(syn::FnArg::Typed(typed)) = tool.item.sig.inputs.iter().nth(index) else {
@@ -284,103 +335,4 @@ fn check_ctx_type(tool: &ToolFn, index: usize, errors: &mut Errors) {
 
 fn is_option(ty: &Type) -> bool {
     last_segment(ty).is_some_and(|s| s.ident == "Option")
-}
-
-/// Refuses types a model's JSON cannot be deserialized into without borrowing.
-fn check_owned(ty: &Type, errors: &mut Errors) {
-    if let Some(bad) = find_impl_trait(ty) {
-        errors.spanned(
-            bad,
-            "a tool parameter cannot be `impl Trait`: the arguments are deserialized into one concrete type; name that type (for example `String` or `Vec<u64>`)",
-        );
-        return;
-    }
-    if let Some(bad) = find_reference(ty).or_else(|| find_borrow(ty)) {
-        let hint = match bad {
-            Type::Reference(r) if last_segment(&r.elem).is_some_and(|s| s.ident == "str") => {
-                "use `String`".to_string()
-            }
-            Type::Reference(r) if matches!(&*r.elem, Type::Slice(_)) => {
-                "use `Vec<...>`".to_string()
-            }
-            Type::Reference(r) if last_segment(&r.elem).is_some_and(|s| s.ident == "Path") => {
-                "use `PathBuf`".to_string()
-            }
-            _ => "use an owned type".to_string(),
-        };
-        errors.spanned(
-            bad,
-            format!(
-                "a tool parameter cannot borrow: the arguments are deserialized from the model's JSON into owned values that outlive it; {hint}"
-            ),
-        );
-    }
-}
-
-/// Any reference inside `ty`, `'static` ones too: serde cannot hand out `&'static` data
-/// from a model's JSON.
-fn find_reference(ty: &Type) -> Option<&Type> {
-    match ty {
-        Type::Reference(_) => Some(ty),
-        other => children(other).into_iter().find_map(find_reference),
-    }
-}
-
-fn find_impl_trait(ty: &Type) -> Option<&Type> {
-    match ty {
-        Type::ImplTrait(_) => Some(ty),
-        other => children(other).into_iter().find_map(find_impl_trait),
-    }
-}
-
-/// A reference, or a type with a lifetime other than `'static`, inside `ty`.
-fn find_borrow(ty: &Type) -> Option<&Type> {
-    match ty {
-        Type::Reference(r) if r.lifetime.as_ref().is_none_or(|l| l.ident != "static") => Some(ty),
-        Type::Path(p) => {
-            let borrowed = p.path.segments.iter().any(|s| match &s.arguments {
-                PathArguments::AngleBracketed(a) => a
-                    .args
-                    .iter()
-                    .any(|arg| matches!(arg, GenericArgument::Lifetime(l) if l.ident != "static")),
-                _ => false,
-            });
-            if borrowed {
-                Some(ty)
-            } else {
-                children(ty).into_iter().find_map(find_borrow)
-            }
-        }
-        other => children(other).into_iter().find_map(find_borrow),
-    }
-}
-
-/// The types directly inside `ty`.
-fn children(ty: &Type) -> Vec<&Type> {
-    match ty {
-        Type::Array(a) => vec![&*a.elem],
-        Type::Slice(s) => vec![&*s.elem],
-        Type::Group(g) => vec![&*g.elem],
-        Type::Paren(p) => vec![&*p.elem],
-        Type::Ptr(p) => vec![&*p.elem],
-        Type::Reference(r) => vec![&*r.elem],
-        Type::Tuple(t) => t.elems.iter().collect(),
-        Type::Path(p) => p
-            .path
-            .segments
-            .iter()
-            .flat_map(|s| match &s.arguments {
-                PathArguments::AngleBracketed(a) => a
-                    .args
-                    .iter()
-                    .filter_map(|arg| match arg {
-                        GenericArgument::Type(t) => Some(t),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
 }

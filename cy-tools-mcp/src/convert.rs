@@ -1,25 +1,46 @@
 //! Our results in MCP's shape.
 
+use cy_tools::definition::OutputSchema;
 use cy_tools::{ToolResult, call::Content};
 use rmcp::model::{CallToolResult, ContentBlock};
-use serde_json::Value;
+use serde_json::json;
 
 /// A tool result as a `tools/call` result.
 ///
 /// Text and images map block for block. A JSON block becomes `structuredContent` and, in its
-/// place among the blocks, a text copy: the specification asks for one so clients that ignore
-/// `structuredContent` still show it. MCP has one `structuredContent` per result, so several
-/// JSON blocks are carried as an array of their values. `details` is host-only and never sent.
-pub(super) fn call_tool_result(result: ToolResult) -> CallToolResult {
+/// place among the blocks, a text copy of it: the specification asks for one so clients that
+/// ignore `structuredContent` still show it. `structuredContent` is an object, as MCP's schema
+/// says: a value that is not one, or that the tool's output schema wraps
+/// ([`OutputSchema::structured`]), is sent as `{"result": value}`, and several JSON blocks as
+/// `{"result": [values]}` (each keeping its own text copy). `details` is host-only and never
+/// sent.
+pub(super) fn call_tool_result(
+    result: ToolResult,
+    output: Option<&OutputSchema>,
+) -> CallToolResult {
+    let json_blocks = result
+        .content
+        .iter()
+        .filter(|block| matches!(block, Content::Json { .. }))
+        .count();
     let mut blocks = Vec::with_capacity(result.content.len());
-    let mut structured = Vec::new();
+    let mut values = Vec::new();
     for block in result.content {
         match block {
             Content::Text { text } => blocks.push(ContentBlock::text(text)),
             Content::Image { data, mime_type } => blocks.push(ContentBlock::image(data, mime_type)),
+            Content::Json { value } if json_blocks == 1 => {
+                let value = match output {
+                    Some(schema) => schema.structured(value),
+                    None if value.is_object() => value,
+                    None => json!({ "result": value }),
+                };
+                blocks.push(ContentBlock::text(value.to_string()));
+                values.push(value);
+            }
             Content::Json { value } => {
                 blocks.push(ContentBlock::text(value.to_string()));
-                structured.push(value);
+                values.push(value);
             }
         }
     }
@@ -28,10 +49,10 @@ pub(super) fn call_tool_result(result: ToolResult) -> CallToolResult {
     } else {
         CallToolResult::success(blocks)
     };
-    out.structured_content = match structured.len() {
+    out.structured_content = match values.len() {
         0 => None,
-        1 => structured.pop(),
-        _ => Some(Value::Array(structured)),
+        1 => values.pop(),
+        _ => Some(json!({ "result": values })),
     };
     out
 }
@@ -44,7 +65,7 @@ mod tests {
     #[test]
     fn json_becomes_structured_content_and_a_text_copy() {
         let result = ToolResult::text("found 1").with_content(Content::json(json!({"n": 1})));
-        let wire = serde_json::to_value(call_tool_result(result)).unwrap();
+        let wire = serde_json::to_value(call_tool_result(result, None)).unwrap();
         assert_eq!(
             wire,
             json!({
@@ -57,20 +78,34 @@ mod tests {
     }
 
     #[test]
-    fn several_json_blocks_are_an_array_and_details_stay_home() {
+    fn several_json_blocks_are_one_result_array_and_details_stay_home() {
         let result = ToolResult::json(json!(1))
             .with_content(Content::json(json!([2])))
             .with_details(json!({"secret": true}));
-        let wire = serde_json::to_value(call_tool_result(result)).unwrap();
-        assert_eq!(wire["structuredContent"], json!([1, [2]]));
+        let wire = serde_json::to_value(call_tool_result(result, None)).unwrap();
+        assert_eq!(wire["structuredContent"], json!({"result": [1, [2]]}));
+        assert_eq!(wire["content"][0]["text"], "1");
         assert!(!wire.to_string().contains("secret"));
+    }
+
+    #[test]
+    fn structured_content_is_always_an_object() {
+        let wire =
+            serde_json::to_value(call_tool_result(ToolResult::json(json!([1, 2])), None)).unwrap();
+        assert_eq!(wire["structuredContent"], json!({"result": [1, 2]}));
+        assert_eq!(wire["content"][0]["text"], "{\"result\":[1,2]}");
+        // An enum payload whose schema was wrapped: even its object values are wrapped.
+        let schema = OutputSchema::new(json!({"oneOf": [{"type": "object"}, {"type": "string"}]}));
+        let object = ToolResult::json(json!({"kind": "a"}));
+        let wire = serde_json::to_value(call_tool_result(object, Some(&schema))).unwrap();
+        assert_eq!(wire["structuredContent"], json!({"result": {"kind": "a"}}));
     }
 
     #[test]
     fn images_and_errors_keep_their_shape() {
         let result =
             ToolResult::error("no such file").with_content(Content::image(b"\x89PNG", "image/png"));
-        let wire = serde_json::to_value(call_tool_result(result)).unwrap();
+        let wire = serde_json::to_value(call_tool_result(result, None)).unwrap();
         assert_eq!(wire["isError"], true);
         assert_eq!(
             wire["content"],

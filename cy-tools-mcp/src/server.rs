@@ -448,7 +448,10 @@ impl ServerHandler for McpServer {
         if result.is_error {
             tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
         }
-        Ok(CallToolResponse::Complete(call_tool_result(result)))
+        Ok(CallToolResponse::Complete(call_tool_result(
+            result,
+            tool.output_schema(),
+        )))
     }
 
     /// `rmcp` hands over as a custom request whatever does not parse as a known one, so a

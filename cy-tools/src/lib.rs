@@ -183,18 +183,27 @@ pub mod __private {
     pub use cy_tools_macros::capability_set;
 
     pub use crate::binding::ToolRegistration;
+    pub use crate::call::blocking::run_blocking;
     pub use crate::call::box_result;
-    pub use crate::capability::{AllCapabilities, Caps, NoCapabilities};
-    pub use crate::definition::schema::{
-        OutputProbe, OutputSchemaFallback, OutputSchemaViaJsonSchema, output_schema_of,
-        schemas_generated,
+    pub use crate::call::returned::{
+        PickAny, PickIntoToolResult, PickResult, PickSerialize, PickSerializeResult, Returned,
+        box_converted,
     };
+    pub use crate::capability::{AllCapabilities, Caps, NoCapabilities};
+    pub use crate::definition::schema::schemas_generated;
     pub use crate::definition::validate::CompiledSchema;
     pub use crate::definition::{
-        Arg, ArgReader, ArgSchemaFns, ToolAnnotations, ToolDefinition, deserialize_arg,
+        Arg, ArgReader, ArgSchemaFns, ToolAnnotations, ToolDefinition, default_arg,
+        deserialize_arg, output_schema_of,
     };
     pub use crate::state::StateType;
     pub use crate::{BoxFuture, CallInfo, Ctx, State, ToolResult};
+
+    /// Not public API. Used by generated code: a description written with
+    /// `#[doc = include_str!(...)]`, without the blank lines and spaces around it.
+    pub const fn trim_doc(text: &'static str) -> &'static str {
+        text.trim_ascii()
+    }
 
     /// Not public API. Used by generated code: an answer that is ready, as a tool body's
     /// future.

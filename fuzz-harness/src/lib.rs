@@ -34,11 +34,29 @@ mod attr;
 #[path = "../../cy-tools-macros/src/caps.rs"]
 mod caps;
 #[allow(dead_code, unreachable_pub)]
+#[path = "../../cy-tools-macros/src/doc.rs"]
+mod doc;
+#[allow(dead_code, unreachable_pub)]
 #[path = "../../cy-tools-macros/src/errors.rs"]
 mod errors;
 #[allow(dead_code, unreachable_pub)]
 #[path = "../../cy-tools-macros/src/expand.rs"]
 mod expand;
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../cy-tools-macros/src/handler.rs"]
+mod handler;
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../cy-tools-macros/src/methods.rs"]
+mod methods;
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../cy-tools-macros/src/param_attrs.rs"]
+mod param_attrs;
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../cy-tools-macros/src/params.rs"]
+mod params;
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../cy-tools-macros/src/types.rs"]
+mod types;
 #[allow(dead_code, unreachable_pub)]
 #[path = "../../cy-tools-macros/src/valid.rs"]
 mod valid;

@@ -1,5 +1,5 @@
-//! The tools only this application's own binary, `cy-tools-app`, adds to the built-ins: one with
-//! a structured result, one whose parameter type no Gemini schema can express, and two that get
+//! The tools only this application's own binary, `cy-tools-app`, adds to the built-ins: two with
+//! structured results (an object and a list), one whose parameter type no Gemini schema can express, and two that get
 //! stuck the ways a badly written tool can. Behind the `app` feature, so an application that
 //! links this crate for its other tools does not get them.
 
@@ -43,6 +43,16 @@ pub async fn word_stats(
     })
 }
 
+/// The length of each word of a text, in order: a structured result that is a list, so MCP
+/// clients get it as `{"result": [...]}`. A plain `fn`: it runs on the blocking pool.
+#[tool(read_only, idempotent, open_world = false)]
+pub fn word_lengths(
+    /// The text, words separated by whitespace.
+    text: String,
+) -> Json<Vec<usize>> {
+    Json(text.split_whitespace().map(|w| w.chars().count()).collect())
+}
+
 /// A section of an outline, with sections of its own.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -58,7 +68,8 @@ pub struct Section {
 /// subset cannot express.
 #[tool(read_only, idempotent, open_world = false)]
 pub async fn outline(
-    /// The outline's root section.
+    /// The outline's root section (`nested`: the model sends it under `root`).
+    #[arg(nested)]
     root: Section,
 ) -> String {
     fn count(section: &Section) -> usize {

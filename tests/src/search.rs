@@ -62,7 +62,7 @@ pub async fn find_lines(
     /// The most matches to return.
     #[arg(rename = "max_results", default = 50)]
     limit: usize,
-) -> Result<Json<Vec<Match>>, ToolError> {
+) -> Result<Vec<Match>, ToolError> {
     let needle = match mode {
         MatchMode::Literal => pattern.clone(),
         MatchMode::IgnoreCase => pattern.to_ascii_lowercase(),
@@ -89,5 +89,5 @@ pub async fn find_lines(
             }
         }
     }
-    Ok(Json(found))
+    Ok(found)
 }

@@ -9,8 +9,8 @@ use std::time::Duration;
 use cy_tools::memory::MemoryLog;
 use cy_tools::prelude::*;
 use cy_tools::{
-    BoxFuture, CancellationToken, Json, Session, SessionIdentity, ToolCall, ToolContext,
-    ToolRegistry, ToolResult, Toolset,
+    BoxFuture, CancellationToken, Session, SessionIdentity, ToolCall, ToolContext, ToolRegistry,
+    ToolResult, Toolset,
     services::{CodeExecutor, Sandbox},
 };
 use cy_tools_code_mode::{
@@ -31,20 +31,21 @@ pub struct Tally {
     distinct: usize,
 }
 
-/// Count the words of a text, and the distinct ones, as structured JSON.
+/// Count the words of a text, and the distinct ones, as JSON (a `Serialize` struct without a
+/// schema: no output schema is declared).
 #[tool(read_only, open_world = false)]
 async fn tally(
     /// The text, words separated by whitespace.
     text: String,
-) -> Json<Tally> {
+) -> Tally {
     let mut words: Vec<&str> = text.split_whitespace().collect();
     let count = words.len();
     words.sort_unstable();
     words.dedup();
-    Json(Tally {
+    Tally {
         words: count,
         distinct: words.len(),
-    })
+    }
 }
 
 /// Wait, then answer `done`.

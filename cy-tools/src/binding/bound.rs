@@ -15,7 +15,7 @@ use super::error::BindError;
 use crate::approval::{ApprovalRequest, gate};
 use crate::call::{CallInfo, ProgressGate, ToolCall, ToolResult, args};
 use crate::capability::{Capabilities, check_provided};
-use crate::definition::{Definition, Schema, ToolAnnotations};
+use crate::definition::{Definition, OutputSchema, Schema, ToolAnnotations};
 
 /// A tool bound to one session's context: what a model loop or an MCP server calls.
 ///
@@ -166,7 +166,7 @@ impl BoundTool {
     }
 
     /// The schema of the structured JSON the tool returns, when it declares one.
-    pub fn output_schema(&self) -> Option<&'static Value> {
+    pub fn output_schema(&self) -> Option<&'static OutputSchema> {
         self.definition.output_schema()
     }
 

@@ -160,6 +160,21 @@ impl<'a> CallInfo<'a> {
         }
     }
 
+    /// Per-call data made from owned copies, for a sync tool's thread (no progress: see
+    /// `call::blocking`).
+    pub(crate) fn owned(
+        id: &'a str,
+        cancel: &'a CancellationToken,
+        approver: Option<&'a Arc<dyn Approver>>,
+    ) -> Self {
+        CallInfo {
+            id,
+            cancel,
+            progress: None,
+            approver,
+        }
+    }
+
     /// Reports how far the call is: `done` out of `total` (when known), with a line for a
     /// person, which is only made when somebody listens. Costs a branch when nobody does.
     ///

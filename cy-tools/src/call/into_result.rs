@@ -7,8 +7,12 @@ use serde_json::Value;
 
 use super::result::ToolResult;
 
-/// What a tool body may return. Implemented for `String`, `&str`, `()`, `serde_json::Value`,
-/// [`Json<T>`], [`ToolResult`] and `Result<T, E>` where `T` converts and `E: Display`.
+/// A type that converts itself into a tool's answer. Implemented for `String`, `&str`, `()`,
+/// `serde_json::Value`, [`Json<T>`], [`ToolResult`] and `Result<T, E>` where `T` converts and
+/// `E: Display`.
+///
+/// A `#[tool]` function may return these, and besides them any `serde::Serialize` type (a
+/// number, a `bool`, a `Vec`, a struct of its own), which is sent as JSON.
 ///
 /// ```
 /// use cy_tools::{Json, ToolError, call::IntoToolResult};
@@ -25,7 +29,7 @@ use super::result::ToolResult;
 #[diagnostic::on_unimplemented(
     message = "a tool cannot return `{Self}`",
     label = "this type does not convert into a `ToolResult`",
-    note = "return `String`, `&str`, `()`, `serde_json::Value`, `Json<T>` (for `T: Serialize`), `ToolResult`, or `Result<T, E>` of one of these with `E: Display`"
+    note = "return a type that implements `serde::Serialize` (sent as JSON: add `#[derive(serde::Serialize)]` to your own types), `String`, `()`, `Json<T>` (JSON with an output schema), `ToolResult`, or a `Result` of one of these with an error that implements `Display`"
 )]
 pub trait IntoToolResult {
     /// Converts into the result the model sees.
@@ -64,7 +68,10 @@ impl IntoToolResult for Value {
     }
 }
 
-/// Wraps a `Serialize` value so a tool returns it as structured JSON.
+/// Wraps a value so a tool returns it as structured JSON and declares its schema as the tool's
+/// output schema (MCP `outputSchema`; `T` must implement `schemars::JsonSchema` then, and a `T`
+/// that is not an object is sent as `{"result": value}`: see
+/// [`OutputSchema`](crate::definition::OutputSchema)).
 ///
 /// ```
 /// use cy_tools::{Json, call::{Content, IntoToolResult}};
@@ -78,11 +85,17 @@ impl<T: Serialize> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> ToolResult {
         match serde_json::to_value(&self.0) {
             Ok(value) => ToolResult::json(value),
-            Err(err) => ToolResult::error(format!(
-                "the tool produced a result that is not valid JSON ({err}); this is a bug in the tool, not in your arguments"
-            )),
+            Err(err) => unserializable(&err),
         }
     }
+}
+
+/// The answer when a tool's own value cannot be written as JSON (a map with non-string keys,
+/// a `Serialize` impl that fails).
+pub(crate) fn unserializable(err: &serde_json::Error) -> ToolResult {
+    ToolResult::error(format!(
+        "the tool produced a result that is not valid JSON ({err}); this is a bug in the tool, not in your arguments"
+    ))
 }
 
 impl<T: IntoToolResult, E: fmt::Display> IntoToolResult for Result<T, E> {

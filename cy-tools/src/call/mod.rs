@@ -10,11 +10,13 @@ use std::future::Future;
 use crate::BoxFuture;
 
 pub(crate) mod args;
+pub(crate) mod blocking;
 pub(crate) mod info;
 pub(crate) mod into_result;
 mod problem;
 mod progress;
 pub(crate) mod result;
+pub(crate) mod returned;
 mod taking;
 #[cfg(test)]
 mod taking_differential;

@@ -69,6 +69,22 @@ impl<'a, Caps: CapabilitySet> Ctx<'a, Caps> {
     }
 }
 
+impl<'a, Caps: CapabilitySet> Ctx<'a, Caps> {
+    /// The context this view narrows.
+    pub(crate) fn context(&self) -> &'a ToolContext {
+        self.context
+    }
+
+    /// A view of `context`, which the caller knows provides every capability of `Caps` (it
+    /// is a clone of a context a `Ctx<Caps>` was made from).
+    pub(crate) fn assume_checked(context: &'a ToolContext) -> Self {
+        Ctx {
+            context,
+            _caps: PhantomData,
+        }
+    }
+}
+
 /// The accessor for a capability of each kind: an identity is always there, a service is
 /// there because `Ctx::new` checked it.
 macro_rules! accessor {

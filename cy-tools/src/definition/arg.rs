@@ -38,6 +38,23 @@ pub trait ArgSchema: JsonSchema {}
 #[diagnostic::do_not_recommend]
 impl<T: JsonSchema> ArgSchema for T {}
 
+/// A type `#[arg(default)]` can fill: implemented for every `Default` type. Exists so the error
+/// for a type that is not says what to do, on the `default` that asked for it.
+#[diagnostic::on_unimplemented(
+    message = "`#[arg(default)]` needs a default value, and `{Self}` does not implement `Default`",
+    label = "no `Default` for `{Self}`",
+    note = "derive or implement `Default` for `{Self}`, or give the value: `#[arg(default = ...)]`"
+)]
+pub trait ArgDefault: Default {}
+
+#[diagnostic::do_not_recommend]
+impl<T: Default> ArgDefault for T {}
+
+/// The value `#[arg(default)]` gives an argument the model left out.
+pub fn default_arg<T: ArgDefault>() -> T {
+    T::default()
+}
+
 /// Reads `T` from `deserializer`; the one place a `#[tool]` argument needs `T: Deserialize`.
 ///
 /// # Errors

@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::annotations::ToolAnnotations;
 use super::meta::ToolMeta;
+use super::output::OutputSchema;
 use super::schema::Schema;
 use crate::BoxFuture;
 use crate::binding::{BindError, ToolContext};
@@ -48,9 +49,9 @@ pub trait Definition: Send + Sync + 'static {
     /// The definition's schema cannot be a tool schema.
     fn schema(&self) -> Result<&Schema, BindError>;
 
-    /// The schema of the structured JSON the tool returns, when it declares one (an object
-    /// schema: MCP's `outputSchema`).
-    fn output_schema(&self) -> Option<&Value> {
+    /// The schema of the structured JSON the tool returns, when it declares one (MCP's
+    /// `outputSchema`).
+    fn output_schema(&self) -> Option<&OutputSchema> {
         None
     }
 

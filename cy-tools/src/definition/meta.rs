@@ -36,12 +36,13 @@ impl ToolMeta {
     /// no timeout and no application state.
     ///
     /// # Panics
-    /// When `name` is not a valid tool name (`^[a-zA-Z0-9_-]{1,64}$`); in a `static` or a
-    /// `const` that is a compile error.
+    /// When `name` is not a valid tool name (`^[A-Za-z0-9_.-]{1,128}$`,
+    /// [`is_valid_tool_name`](crate::definition::is_valid_tool_name)); in a `static` or a `const`
+    /// that is a compile error.
     pub const fn new(name: &'static str, description: &'static str) -> Self {
         assert!(
             is_valid_tool_name(name),
-            "invalid tool name: use 1 to 64 ASCII letters, digits, `_` or `-`"
+            "invalid tool name: use 1 to 128 ASCII letters, digits, `_`, `-` or `.`"
         );
         ToolMeta {
             name,

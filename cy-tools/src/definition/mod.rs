@@ -13,6 +13,7 @@ mod arg;
 mod erased;
 mod meta;
 mod name;
+mod output;
 mod raw;
 pub(crate) mod schema;
 mod typed;
@@ -22,11 +23,17 @@ pub use annotations::ToolAnnotations;
 // What `#[tool]`'s generated code reads arguments with (and what the error for a type that
 // cannot be an argument names): reached through `__private`, kept out of the documentation.
 #[doc(hidden)]
-pub use arg::{Arg, ArgDeserialize, ArgReader, ArgSchema, ArgSchemaFns, deserialize_arg};
+pub use arg::{
+    Arg, ArgDefault, ArgDeserialize, ArgReader, ArgSchema, ArgSchemaFns, default_arg,
+    deserialize_arg,
+};
 pub use erased::Definition;
 pub use meta::ToolMeta;
 pub(crate) use name::name_problem;
 pub use name::{MAX_TOOL_NAME_LEN, is_valid_tool_name};
+pub use output::OutputSchema;
+#[doc(hidden)]
+pub use output::{OutputType, output_schema_of};
 pub use raw::{RawHandler, RawToolDefinition};
 pub use schema::Schema;
 pub use typed::{Handler, ToolDefinition};

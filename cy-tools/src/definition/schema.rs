@@ -256,73 +256,26 @@ fn enum_values(schema: &Value) -> Option<String> {
     }
 }
 
-/// An output schema as MCP wants it: an object schema without `$schema` or root `title`;
-/// `None` for anything else (a list or a string cannot be `structuredContent`).
-pub(crate) fn output_object(schema: Value) -> Option<Value> {
-    let Value::Object(mut root) = schema else {
+/// When the one property of a tool's parameter schema is a struct (an object with declared
+/// properties, directly or through `$ref`), what to do instead of sending it nested.
+pub(crate) fn lone_struct_argument(schema: &Value) -> Option<String> {
+    let properties = schema.get("properties")?.as_object()?;
+    let [(name, property)] = properties.iter().collect::<Vec<_>>()[..] else {
         return None;
     };
-    if root.get("type") != Some(&Value::String("object".into())) {
-        return None;
-    }
-    root.remove("$schema");
-    root.remove("title");
-    Some(Value::Object(root))
-}
-
-/// Not public API. The schema of `T`, for `ToolDefinition::with_output_schema`.
-#[doc(hidden)]
-pub fn output_schema_of<T: schemars::JsonSchema>() -> Value {
-    schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.meta_schema = None)
-        .into_generator()
-        .into_root_schema_for::<T>()
-        .to_value()
-}
-
-/// Not public API. Used by generated code: `(&&OutputProbe::<T>::new()).output_schema()` is the
-/// schema of `T` when `T: JsonSchema` and `null` (no output schema) otherwise, so a tool may
-/// return `Json<T>` of a type that only implements `Serialize`.
-#[doc(hidden)]
-pub struct OutputProbe<T>(std::marker::PhantomData<fn() -> T>);
-
-impl<T> OutputProbe<T> {
-    /// Not public API.
-    pub const fn new() -> Self {
-        OutputProbe(std::marker::PhantomData)
-    }
-}
-
-impl<T> Default for OutputProbe<T> {
-    fn default() -> Self {
-        OutputProbe::new()
-    }
-}
-
-/// Not public API. The specialized case of [`OutputProbe`].
-#[doc(hidden)]
-pub trait OutputSchemaViaJsonSchema {
-    /// Not public API.
-    fn output_schema(&self) -> Value;
-}
-
-impl<T: schemars::JsonSchema> OutputSchemaViaJsonSchema for &OutputProbe<T> {
-    fn output_schema(&self) -> Value {
-        output_schema_of::<T>()
-    }
-}
-
-/// Not public API. The fallback case of [`OutputProbe`].
-#[doc(hidden)]
-pub trait OutputSchemaFallback {
-    /// Not public API.
-    fn output_schema(&self) -> Value;
-}
-
-impl<T> OutputSchemaFallback for OutputProbe<T> {
-    fn output_schema(&self) -> Value {
-        Value::Null
-    }
+    let target = match property.get("$ref").and_then(Value::as_str) {
+        Some(pointer) => schema.pointer(pointer.strip_prefix('#')?)?,
+        None => property,
+    };
+    let is_struct = target
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_some_and(|p| !p.is_empty());
+    is_struct.then(|| {
+        format!(
+            "`{name}` is its only argument and a struct, so the model would have to send the struct's fields nested, as `{{\"{name}\": {{...}}}}`; mark the parameter `#[args]` to take the struct's fields as the tool's arguments, or `#[arg(nested)]` to keep them under `{name}`"
+        )
+    })
 }
 
 /// Generates the canonical schema of `P` with schemars (draft 2020-12).
@@ -357,6 +310,31 @@ mod tests {
             err,
             "the parameter schema's root must have `\"type\": \"object\"`, got `\"string\"`; wrap the parameters in a struct"
         );
+    }
+
+    #[test]
+    fn a_lone_struct_argument_is_named_with_the_fix() {
+        let nested = json!({
+            "type": "object",
+            "properties": {"pair": {"$ref": "#/$defs/Pair"}},
+            "$defs": {"Pair": {"type": "object", "properties": {"a": {"type": "integer"}}}}
+        });
+        let problem = lone_struct_argument(&nested).unwrap();
+        assert!(
+            problem.starts_with("`pair` is its only argument and a struct"),
+            "{problem}"
+        );
+        assert!(problem.contains("`#[args]`") && problem.contains("`#[arg(nested)]`"));
+        let inline = json!({"type": "object", "properties": {"p": {"type": "object", "properties": {"a": {}}}}});
+        assert!(lone_struct_argument(&inline).is_some());
+        for fine in [
+            json!({"type": "object", "properties": {"mode": {"enum": ["a", "b"]}}}),
+            json!({"type": "object", "properties": {"labels": {"type": "object", "additionalProperties": {"type": "string"}}}}),
+            json!({"type": "object", "properties": {"a": {"type": "object", "properties": {"x": {}}}, "b": {"type": "integer"}}}),
+            json!({"type": "object", "properties": {}}),
+        ] {
+            assert_eq!(lone_struct_argument(&fine), None, "{fine}");
+        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::annotations::ToolAnnotations;
 use super::erased::Definition;
 use super::meta::ToolMeta;
+use super::output::OutputSchema;
 use super::schema::{self, Schema};
 use super::validate;
 use crate::BoxFuture;
@@ -63,7 +64,8 @@ pub struct ToolDefinition<P, C: CapabilitySet = NoCapabilities> {
     handler: Handler<P, C>,
     schema: OnceLock<Result<Checked, String>>,
     output: Option<fn() -> Value>,
-    output_schema: OnceLock<Option<Value>>,
+    output_schema: OnceLock<OutputSchema>,
+    refuse_lone_struct: bool,
     _params: PhantomData<fn() -> P>,
 }
 
@@ -74,8 +76,11 @@ struct Checked {
 }
 
 impl Checked {
-    fn generate<P: JsonSchema>() -> Result<Checked, String> {
+    fn generate<P: JsonSchema>(refuse_lone_struct: bool) -> Result<Checked, String> {
         let schema = schema::generate::<P>()?;
+        if refuse_lone_struct && let Some(problem) = schema::lone_struct_argument(schema.value()) {
+            return Err(problem);
+        }
         // Most types say all there is to say, and serde checks it: only a schema with extra
         // constraints (`#[schemars(length(min = 1))]`) pays for a second, schema-level check,
         // so what the model is shown is also what is enforced.
@@ -95,7 +100,7 @@ impl<P, C: CapabilitySet> ToolDefinition<P, C> {
     /// A definition with MCP's default annotations and no timeout.
     ///
     /// # Panics
-    /// When `name` is not a valid tool name (`^[a-zA-Z0-9_-]{1,64}$`); in a `static` that is a
+    /// When `name` is not a valid tool name (`^[A-Za-z0-9_.-]{1,128}$`); in a `static` that is a
     /// compile error.
     pub const fn new(
         name: &'static str,
@@ -108,6 +113,7 @@ impl<P, C: CapabilitySet> ToolDefinition<P, C> {
             schema: OnceLock::new(),
             output: None,
             output_schema: OnceLock::new(),
+            refuse_lone_struct: false,
             _params: PhantomData,
         }
     }
@@ -134,12 +140,22 @@ impl<P, C: CapabilitySet> ToolDefinition<P, C> {
         self
     }
 
-    /// Declares the schema of the structured JSON the tool returns (MCP `outputSchema`);
-    /// `#[tool]` sets it for a tool returning `Json<T>`. Only an object schema is declared, as
-    /// MCP requires.
+    /// Declares the schema of the structured JSON the tool returns (MCP `outputSchema`, made an
+    /// object as MCP requires: see [`OutputSchema`]); `#[tool]` sets it for a tool returning
+    /// `Json<T>`.
     #[must_use]
     pub const fn with_output_schema(mut self, schema: fn() -> Value) -> Self {
         self.output = Some(schema);
+        self
+    }
+
+    /// Not public API: `#[tool]` sets it for a tool with one inline argument, so a struct
+    /// there (which the model would have to send nested under the argument's name) is refused
+    /// with the fix when the schema is generated, unless the argument is `#[arg(nested)]`.
+    #[doc(hidden)]
+    #[must_use]
+    pub const fn refuse_lone_struct(mut self) -> Self {
+        self.refuse_lone_struct = true;
         self
     }
 
@@ -166,10 +182,12 @@ where
         self.checked().map(|c| &c.schema)
     }
 
-    fn output_schema(&self) -> Option<&Value> {
-        self.output_schema
-            .get_or_init(|| schema::output_object((self.output?)()))
-            .as_ref()
+    fn output_schema(&self) -> Option<&OutputSchema> {
+        let schema = self.output?;
+        Some(
+            self.output_schema
+                .get_or_init(|| OutputSchema::new(schema())),
+        )
     }
 
     fn start<'a>(
@@ -196,7 +214,7 @@ where
 {
     fn checked(&self) -> Result<&Checked, BindError> {
         self.schema
-            .get_or_init(Checked::generate::<P>)
+            .get_or_init(|| Checked::generate::<P>(self.refuse_lone_struct))
             .as_ref()
             .map_err(|reason| BindError::InvalidSchema {
                 tool: self.meta.name().to_string(),

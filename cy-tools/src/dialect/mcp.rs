@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::ToolParts;
+use crate::definition::OutputSchema;
 
 /// An MCP `Tool`, borrowing everything from the tool it declares.
 #[derive(Serialize)]
@@ -42,7 +43,7 @@ fn declaration<'a>(tool: &'a ToolParts<'a>) -> Declaration<'a> {
         title: a.title,
         description: tool.description,
         input_schema: tool.parameters,
-        output_schema: tool.output_schema,
+        output_schema: tool.output_schema.map(OutputSchema::value),
         annotations: Annotations {
             title: a.title,
             read_only_hint: a.read_only,

@@ -27,6 +27,7 @@
 mod anthropic;
 mod gemini;
 mod mcp;
+mod names;
 mod openai;
 mod refs;
 mod visit;
@@ -36,7 +37,9 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::binding::{BoundTool, Toolset};
-use crate::definition::{Definition, ToolAnnotations};
+use crate::definition::{Definition, OutputSchema, ToolAnnotations};
+
+pub use names::{NameMap, NameRule};
 
 /// A provider's way of declaring tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,6 +138,47 @@ impl Dialect {
         Ok(declarations)
     }
 
+    /// The declarations of a whole toolset, each under a name this dialect accepts: a tool whose
+    /// name breaks the dialect's rule ([`name_rule`](Self::name_rule)) is declared under the
+    /// name the returned [`NameMap`] gives it, and the map turns the names in the provider's
+    /// calls back into the tools' names.
+    ///
+    /// ```
+    /// use cy_tools::{SessionIdentity, ToolContext, ToolRegistry, dialect::Dialect};
+    /// # use cy_tools::{BoxFuture, CallInfo, Ctx, ToolResult, definition::ToolDefinition};
+    /// # fn f<'a>(_: (), _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> { Box::pin(async { ToolResult::text("") }) }
+    /// # static ISSUE: ToolDefinition<()> = ToolDefinition::new("github.create_issue", "Creates an issue.", f);
+    /// let mut registry = ToolRegistry::new();
+    /// registry.register("github.create_issue", &ISSUE).unwrap();
+    /// let tools = registry.build(&["github.create_issue"], &ToolContext::new(SessionIdentity::root("s", "t")));
+    ///
+    /// assert!(Dialect::OpenAi.export_toolset(&tools).is_err());
+    /// let (declared, names) = Dialect::OpenAi.export_toolset_mapped(&tools).unwrap();
+    /// assert_eq!(declared[0]["function"]["name"], "github_create_issue");
+    /// assert_eq!(names.to_tool("github_create_issue"), Some("github.create_issue"));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`export_toolset`](Self::export_toolset), but for names.
+    pub fn export_toolset_mapped(
+        self,
+        tools: &Toolset,
+    ) -> Result<(Vec<Value>, NameMap), DialectError> {
+        let names = NameMap::new(self, tools.iter().map(BoundTool::name));
+        let declarations = tools
+            .iter()
+            .map(|tool| {
+                let mut parts = ToolParts::of(tool);
+                parts.name = names.to_dialect(tool.name()).unwrap_or(parts.name);
+                self.export_parts(&parts)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if self == Dialect::AnthropicStrict {
+            anthropic::check_request_limits(tools)?;
+        }
+        Ok((declarations, names))
+    }
+
     /// The declarations of a whole toolset as one JSON array, the text a `tools/list` answer
     /// or a request's `tools` field carries: the same as serializing
     /// [`export_toolset`](Self::export_toolset), but for [`Dialect::Mcp`] (whose declarations
@@ -164,6 +208,18 @@ impl Dialect {
             tool: tool.name.to_string(),
             ..err
         };
+        let rule = self.name_rule();
+        if !rule.accepts(tool.name) {
+            return Err(named(DialectError {
+                tool: String::new(),
+                dialect: self.name().to_string(),
+                field: "(name)".to_string(),
+                rule: format!(
+                    "the name breaks {self}'s rule for tool names, `{}`; rename the tool, or declare the toolset with `Dialect::export_toolset_mapped`, which maps names into the rule and back",
+                    rule.pattern()
+                ),
+            }));
+        }
         match self {
             Dialect::OpenAi => openai::declare(tool, false).map_err(named),
             Dialect::OpenAiStrict => openai::declare(tool, true).map_err(named),
@@ -188,7 +244,7 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) description: &'a str,
     pub(crate) parameters: &'a Value,
     pub(crate) annotations: ToolAnnotations,
-    pub(crate) output_schema: Option<&'a Value>,
+    pub(crate) output_schema: Option<&'a OutputSchema>,
 }
 
 impl<'a> ToolParts<'a> {

@@ -102,7 +102,7 @@ fn register_refuses_duplicates_and_bad_names() {
     let err = registry.register("bad name", &PING).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "invalid tool name `bad name`: it contains ' '; use 1 to 64 ASCII letters, digits, `_` or `-`"
+        "invalid tool name `bad name`: it contains ' '; use 1 to 128 ASCII letters, digits, `_`, `-` or `.` (MCP's rule for tool names)"
     );
 }
 

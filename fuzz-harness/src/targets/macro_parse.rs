@@ -1,13 +1,14 @@
-//! The `#[tool]` pipeline (parse, validate, expand) on any tokens: it must never panic, and
-//! when the input is a function its output must be Rust items (the errors as
-//! `compile_error!` beside the function, or the generated code).
+//! The `#[tool]` and `#[tools]` pipelines (parse, validate, expand) on any tokens: they must
+//! never panic, and when the input is a function (for `#[tool]`) or an `impl` block (for
+//! `#[tools]`) the output must be Rust items (the errors as `compile_error!` beside the input,
+//! or the generated code).
 //!
 //! Input: UTF-8 text; the first line is the attribute's arguments (`name = "x", read_only`),
 //! the rest the item it is put on.
 
 use proc_macro2::TokenStream;
 
-use crate::expand;
+use crate::{expand, methods};
 
 /// Runs one input.
 ///
@@ -22,9 +23,15 @@ pub fn run(data: &[u8]) {
         return;
     };
     let is_fn = syn::parse2::<syn::ItemFn>(item.clone()).is_ok();
-    let output = expand::tool(args, item);
+    let output = expand::tool(args.clone(), item.clone());
     let printed = output.to_string();
     if is_fn && let Err(err) = syn::parse2::<syn::File>(output) {
         panic!("the expansion of a function is not Rust items ({err}):\n{printed}");
+    }
+    let is_impl = syn::parse2::<syn::ItemImpl>(item.clone()).is_ok();
+    let output = methods::tools(args, item);
+    let printed = output.to_string();
+    if is_impl && let Err(err) = syn::parse2::<syn::File>(output) {
+        panic!("the expansion of an `impl` block is not Rust items ({err}):\n{printed}");
     }
 }

@@ -277,5 +277,5 @@ async fn annotated_functions_stay_callable_directly() {
     )
     .await
     .unwrap();
-    assert!(found.0.is_empty());
+    assert!(found.is_empty());
 }
