@@ -61,13 +61,15 @@ pub(crate) fn body(tool: &ToolFn, name: &Literal, krate: &TokenStream) -> TokenS
     }};
     let is_async = sig.asyncness.is_some();
     let states = state_lets(tool, name, krate, is_async);
+    // Spanned on the return type too, so a body whose future is not `Send` (or, for a sync
+    // function, whose arguments are not) is reported there.
     if is_async {
-        quote! {
-            #(#states)*
+        let call = quote_spanned! {ret_span=>
             #krate::__private::box_converted(#callee(#(#call_args),*), |__out| #convert)
-        }
+        };
+        quote!(#(#states)* #call)
     } else {
-        quote! {
+        quote_spanned! {ret_span=>
             #krate::__private::run_blocking(#name, __ctx, __call, move |__ctx, __call| {
                 #(#states)*
                 let __out = #callee(#(#call_args),*);

@@ -31,8 +31,14 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         }
     };
     let Some(type_name) = impl_type_name(&item, &mut errors) else {
+        // The methods as written, without their `#[tool]`: one error, not one per method.
+        for impl_item in &mut item.items {
+            if let ImplItem::Fn(method) = impl_item {
+                method.attrs.retain(|attr| !is_tool_attr(attr));
+            }
+        }
         let errors = errors.into_compile_errors();
-        return quote!(#errors #input);
+        return quote!(#errors #item);
     };
     let self_ty = item.self_ty.clone();
     let mut generated = TokenStream::new();

@@ -35,8 +35,9 @@ const SCHEMARS_KEYS: &[&str] = &[
     "deprecated",
 ];
 
-/// What `#[serde(...)]` may say on an inline argument.
-const SERDE_KEYS: &[&str] = &["rename", "alias", "default"];
+/// What `#[serde(...)]` may say on an inline argument. (Not `alias`: the model is shown the
+/// schema's names only, and a name it does not show is refused before serde reads it.)
+const SERDE_KEYS: &[&str] = &["rename", "default"];
 
 /// What `#[arg(default ...)]` (or `#[serde(default ...)]`) asked for.
 pub(crate) enum DefaultValue {
@@ -53,7 +54,7 @@ pub(crate) struct ParamAttrs {
     pub(crate) docs: Vec<Attribute>,
     /// `#[cfg(...)]`: kept on the parameter, and copied onto everything generated for it.
     pub(crate) cfgs: Vec<Attribute>,
-    /// `#[schemars(...)]` and `#[serde(alias = ...)]`, for the generated field.
+    /// `#[schemars(...)]`, for the generated field.
     pub(crate) field_attrs: Vec<Attribute>,
     pub(crate) default: Option<(DefaultValue, Span)>,
     pub(crate) rename: Option<LitStr>,
@@ -198,19 +199,13 @@ fn parse_rename(
 }
 
 /// `#[serde(rename = "...")]` and `#[serde(default)]` mean what `#[arg]`'s options do;
-/// `#[serde(default = "path")]` calls `path()`; `#[serde(alias = "...")]` goes on the field.
+/// `#[serde(default = "path")]` calls `path()`.
 fn parse_serde(attr: &Attribute, out: &mut ParamAttrs, errors: &mut Errors) {
     let result = attr.parse_nested_meta(|meta| {
         let key = path_text(&meta.path);
         let span = meta.path.span();
         match key.as_str() {
             "rename" => parse_rename(&meta, out, errors),
-            "alias" => {
-                let alias = string_value(&meta)?;
-                out.field_attrs
-                    .push(syn::parse_quote_spanned!(span=> #[serde(alias = #alias)]));
-                Ok(())
-            }
             "default" if meta.input.peek(Token![=]) => {
                 if out.default.is_some() {
                     errors.at(span, "duplicate `default`: give it once; remove this one");

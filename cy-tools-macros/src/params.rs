@@ -2,13 +2,29 @@
 //! parameter's docs, `rename`, `default`, `#[schemars]` constraints and `#[cfg]`, deriving
 //! through the runtime's re-exports.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Group, Literal, Span, TokenStream, TokenTree};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Ident};
 
 use crate::ast::{ToolFn, unraw};
 use crate::param_attrs::DefaultValue;
+
+/// `tokens`, every one of them at `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut token| {
+            if let TokenTree::Group(group) = &token {
+                let mut inner = Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                token = TokenTree::Group(inner);
+            }
+            token.set_span(span);
+            token
+        })
+        .collect()
+}
 
 /// The struct named `ident` and what it needs: a reader type per argument, and the functions
 /// that give the defaults.
@@ -70,9 +86,11 @@ pub(crate) fn params_struct(
         let default = param.attrs.default.as_ref().map(|(value, span)| {
             let fn_ident = format_ident!("__default_{}", unraw(field_ident));
             let value = match value {
-                // Spanned on `default`, so a type without `Default` is reported there.
+                // Spanned on `default`, the crate's path too, so a type without `Default` is
+                // reported there.
                 DefaultValue::Trait => {
-                    quote_spanned!(*span=> #krate::__private::default_arg::<#ty>())
+                    let krate = respan(krate.clone(), *span);
+                    quote_spanned!(*span=> #krate::__private::default_arg())
                 }
                 // `default = "main"` for a `String`: a literal is a `&str`, the field owns.
                 DefaultValue::Expr(expr) => match &**expr {

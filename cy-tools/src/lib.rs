@@ -138,7 +138,7 @@ pub use call::info::{CallInfo, ToolCall};
 pub use call::into_result::{Json, ToolError};
 pub use call::result::ToolResult;
 pub use capability::ctx::Ctx;
-pub use cy_tools_macros::tool;
+pub use cy_tools_macros::{tool, tools};
 pub use session::live::Session;
 pub use session::spec::SessionSpec;
 pub use state::param::State;
@@ -167,7 +167,7 @@ pub mod prelude {
     };
     pub use crate::{
         BoundTool, CallInfo, CancellationToken, Ctx, Json, Session, SessionIdentity, State,
-        ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult, tool,
+        ToolCall, ToolContext, ToolError, ToolRegistry, ToolResult, tool, tools,
     };
 }
 

@@ -37,6 +37,7 @@ const EXPECTED: &[&str] = &[
     "ToolResult",
     "Toolset",
     "tool",
+    "tools",
 ];
 
 fn hidden(attrs: &[syn::Attribute]) -> bool {

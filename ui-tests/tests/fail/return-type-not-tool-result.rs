@@ -1,9 +1,18 @@
-use cy_tools::tool;
+use cy_tools::prelude::*;
 
-/// Count the words.
+/// Neither `Serialize` nor a conversion of its own.
+pub struct Opaque;
+
+/// Return an opaque value.
 #[tool]
-async fn count_words(text: String) -> usize {
-    text.split_whitespace().count()
+async fn opaque() -> Opaque {
+    Opaque
+}
+
+/// Return an opaque value, or an error.
+#[tool]
+fn maybe_opaque() -> Result<Opaque, ToolError> {
+    Ok(Opaque)
 }
 
 fn main() {}

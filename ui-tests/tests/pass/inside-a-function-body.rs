@@ -14,7 +14,8 @@ fn main() {
     /// Use a local type.
     #[tool]
     async fn local_tool(
-        /// The local value.
+        /// The local value, sent nested under `local`.
+        #[arg(nested)]
         local: Local,
     ) -> String {
         local.value.to_string()

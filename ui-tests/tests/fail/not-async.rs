@@ -1,9 +1,0 @@
-use cy_tools::tool;
-
-/// Say hello.
-#[tool]
-fn hello() -> String {
-    "hello".to_string()
-}
-
-fn main() {}
