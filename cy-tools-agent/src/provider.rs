@@ -2,7 +2,8 @@
 
 use std::collections::HashSet;
 
-use cy_tools::{Toolset, dialect::Dialect};
+use cy_tools::dialect::{Dialect, NameMap};
+use cy_tools::{BoundTool, Toolset};
 use serde_json::Value;
 
 use super::error::AgentError;
@@ -69,24 +70,38 @@ pub(crate) trait StreamReader: Send {
 pub(crate) struct Declared {
     /// The declarations, in the toolset's order.
     pub(crate) tools: Vec<Value>,
-    /// The tools declared strict.
+    /// The tools declared strict, by the session's names.
     pub(crate) strict: HashSet<String>,
+    /// The session's tool names and the names the provider knows them by (the same, but for a
+    /// name its rule refuses, such as `github.create_issue`).
+    pub(crate) names: NameMap,
+}
+
+impl Declared {
+    /// The session's name of the tool a model's call names.
+    pub(crate) fn tool_name<'a>(&'a self, called: &'a str) -> &'a str {
+        self.names.to_tool(called).unwrap_or(called)
+    }
 }
 
 /// The declarations of `tools`, strict where `strict` asks and the tool can be: a tool whose
 /// schema the strict dialect cannot express is declared loosely (its calls are still validated
-/// against its full schema), with a warning.
+/// against its full schema), with a warning. A tool whose name the provider refuses is
+/// declared under a mapped one ([`NameMap`]), and its calls mapped back.
 pub(crate) fn declare(
     provider: &dyn Provider,
     tools: &Toolset,
     strict: bool,
 ) -> Result<Declared, AgentError> {
     let (strict_dialect, loose) = provider.dialects();
+    // One provider's two dialects share its rule for names.
+    let names = NameMap::new(loose, tools.iter().map(BoundTool::name));
     let mut out = Vec::new();
     let mut strict_names = HashSet::new();
     for tool in tools.iter() {
+        let name = names.to_dialect(tool.name()).unwrap_or(tool.name());
         if strict {
-            match strict_dialect.export(tool) {
+            match strict_dialect.export_as(tool, name) {
                 Ok(declaration) => {
                     out.push(declaration);
                     strict_names.insert(tool.name().to_string());
@@ -95,7 +110,7 @@ pub(crate) fn declare(
                 Err(err) => tracing::warn!("{err}; declaring it without `strict`"),
             }
         }
-        out.push(loose.export(tool).map_err(|err| {
+        out.push(loose.export_as(tool, name).map_err(|err| {
             AgentError::usage(format!(
                 "{err}; leave the tool out of the session, or fix its schema"
             ))
@@ -112,6 +127,7 @@ pub(crate) fn declare(
     Ok(Declared {
         tools: out,
         strict: strict_names,
+        names,
     })
 }
 

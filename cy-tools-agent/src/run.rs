@@ -301,7 +301,7 @@ impl Agent {
             let results = run_calls(
                 session,
                 &reply.calls,
-                &declared.strict,
+                declared,
                 limits.max_parallel_calls,
                 cancel,
                 events,
@@ -397,7 +397,7 @@ impl std::fmt::Debug for Agent {
 async fn run_calls(
     session: &Session,
     calls: &[ModelCall],
-    strict: &HashSet<String>,
+    declared: &Declared,
     parallel: usize,
     cancel: &CancellationToken,
     events: &dyn AgentEvents,
@@ -409,8 +409,9 @@ async fn run_calls(
             return;
         };
         events.tool_call(call);
-        let arguments = tool_call(session, call, strict);
-        let (session, cancel, name) = (session.clone(), cancel.clone(), call.name.clone());
+        let name = declared.tool_name(&call.name).to_string();
+        let arguments = tool_call(session, call, &name, &declared.strict);
+        let (session, cancel) = (session.clone(), cancel.clone());
         running.spawn(async move { (index, session.execute(&name, arguments, &cancel).await) });
     };
     for _ in 0..parallel.max(1) {
@@ -446,7 +447,12 @@ async fn run_calls(
 /// The session's call for what the model sent. Text that is a JSON object is logged as the
 /// object; anything else is left to the session, which answers it with an error result naming
 /// the problem.
-fn tool_call(session: &Session, call: &ModelCall, strict: &HashSet<String>) -> ToolCall {
+fn tool_call(
+    session: &Session,
+    call: &ModelCall,
+    name: &str,
+    strict: &HashSet<String>,
+) -> ToolCall {
     let mut arguments = match &call.arguments {
         Value::String(text) => match serde_json::from_str::<Value>(text) {
             Ok(object @ Value::Object(_)) => ToolCall::new(call.id.clone(), object),
@@ -454,8 +460,8 @@ fn tool_call(session: &Session, call: &ModelCall, strict: &HashSet<String>) -> T
         },
         other => ToolCall::new(call.id.clone(), other.clone()),
     };
-    if strict.contains(&call.name)
-        && let Some(tool) = session.tools().get(&call.name)
+    if strict.contains(name)
+        && let Some(tool) = session.tools().get(name)
     {
         drop_strict_nulls(&mut arguments.arguments, tool.parameters());
     }

@@ -8,13 +8,13 @@ use cy_tools::prelude::*;
 
 /// Adds two integers.
 #[tool(read_only)]
-async fn add(
+fn add(
     /** The first. */
     a: i64,
     /** The second. */
     b: i64,
-) -> String {
-    (a + b).to_string()
+) -> i64 {
+    a + b
 }
 
 #[tokio::main]

@@ -20,8 +20,8 @@ mod valid;
 
 use proc_macro::TokenStream;
 
-/// Turns an `async fn` into a tool: a registered, schema-checked, capability-checked
-/// definition a model can call.
+/// Turns a function into a tool: a registered, schema-checked, capability-checked definition
+/// a model can call. (On methods, with `#[tools]` on their `impl`: see "Methods".)
 ///
 /// ```
 /// use cy_tools::prelude::*;
@@ -58,16 +58,28 @@ use proc_macro::TokenStream;
 ///
 /// # What the function looks like
 ///
-/// * It is an `async fn`: not `const`, `unsafe`, `extern`, generic, or a method.
+/// * It is an `async fn`, or a plain `fn`, which runs on tokio's blocking thread pool so it
+///   cannot hold up the runtime's other calls (outside a tokio runtime, in place). A plain `fn`
+///   runs to its end even when its call is cancelled or times out (it can watch
+///   `call.cancel`), and cannot report progress. It is not `const`, `unsafe`, `extern` or
+///   generic.
 /// * Its doc comment is the tool's description, which the model reads to decide when to call
-///   it; a tool without one (and without `description = "..."`) does not compile.
+///   it (`#[doc = include_str!("...")]` works too); a tool without one (and without
+///   `description = "..."`) does not compile.
 /// * Each parameter is one of:
 ///   * an **argument** the model sends: `name: Type`, where `Type` is owned and implements
 ///     `serde::Deserialize` and `schemars::JsonSchema` (so `String`, not `&str`). Its doc
-///     comment is the argument's `description` in the schema. `Option<T>` is optional;
-///     enums, nested structs, `Vec` and maps work through serde and schemars;
-///   * `#[args] p: MyParams`: an existing parameter struct taken whole, instead of inline
-///     arguments (then it is the only argument parameter);
+///     comment is the argument's `description` in the schema; a leading `_` (`_mode`) is not
+///     part of its name. `Option<T>` is optional; enums, nested structs, `Vec` and maps work
+///     through serde and schemars. It takes what a struct field would, for its schema:
+///     `#[schemars(range(min = 1))]`, `length`, `regex`/`pattern`, `email`, `url`, `title`,
+///     `example`... (checked when the tool is called, so the model is shown what is enforced),
+///     `#[serde(rename = "...")]`, `#[serde(default)]` or `#[serde(default = "path")]`; and
+///     `#[cfg(...)]`, which leaves it out of the schema too;
+///   * `#[args] p: MyParams`: an existing parameter struct taken whole, its fields the tool's
+///     arguments (then it is the only argument parameter). A struct as the *only* inline
+///     argument is refused when the schema is made, because the model would have to send it
+///     nested (`{"p": {...}}`): take it with `#[args]`, or mark it `#[arg(nested)]` to mean it;
 ///   * `ctx: Ctx<'_>`: the session's context, narrowed to the declared capabilities. Leave it
 ///     out when the tool needs none;
 ///   * `call: CallInfo`: the call's id and cancellation token (`CallInfo<'_>` is written for
@@ -83,16 +95,92 @@ use proc_macro::TokenStream;
 ///   The context parameters are recognized by the last segment of their type's path (`Ctx`,
 ///   `cy_tools::Ctx` and `prelude::Ctx` all work), so a type of your own named `Ctx`, `State`,
 ///   `CallInfo` or `Sandbox` cannot be an argument.
-/// * It returns anything that implements `IntoToolResult`: `String`, `&'static str`, `()`,
-///   `serde_json::Value`, `Json<T>`, `ToolResult`, or `Result` of one of these with an error
-///   that implements `Display` (`ToolError` takes any `std::error::Error` through `?`).
+/// * It returns any `serde::Serialize` type, sent as JSON (a string, number, boolean or `null`
+///   as its text: `-> i64` answers `5`), or a type that converts itself (`IntoToolResult`):
+///   `String`, `&'static str`, `()`, `serde_json::Value`, `ToolResult`, or `Json<T>`, which
+///   also declares `T`'s schema as the tool's MCP `outputSchema` (so `T` must implement
+///   `JsonSchema`; a `T` that is not an object is declared, and sent, as `{"result": ...}`,
+///   since MCP wants an object there). Or a `Result` of any of these, with an error that
+///   implements `Display` (`ToolError` takes any `std::error::Error` through `?`).
+///
+/// ```
+/// use cy_tools::prelude::*;
+///
+/// /// How to sort.
+/// #[derive(Default, serde::Deserialize, schemars::JsonSchema)]
+/// #[serde(rename_all = "snake_case")]
+/// enum Order { #[default] Newest, Oldest }
+///
+/// /// Count the notes matching a query.
+/// #[tool(read_only)]
+/// fn count_notes(
+///     /// What to look for.
+///     #[schemars(length(min = 1, max = 80))]
+///     query: String,
+///     /// How many at most, 1 to 50.
+///     #[schemars(range(min = 1, max = 50))]
+///     #[serde(default = "ten")]
+///     limit: u32,
+///     /// The order (unused by this example).
+///     #[serde(default)]
+///     _order: Order,
+/// ) -> u32 {
+///     limit.min(query.len() as u32)
+/// }
+/// fn ten() -> u32 { 10 }
+///
+/// # use cy_tools::definition::Definition;
+/// assert_eq!(COUNT_NOTES.schema().unwrap().properties(), ["limit", "order", "query"]);
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let session = Session::linked(ToolContext::local(), &["count_notes"]).unwrap();
+/// let answer = session.call("count_notes", serde_json::json!({"query": "rust"})).await;
+/// assert_eq!(answer.to_string(), "4");
+/// let refused = session.call("count_notes", serde_json::json!({"query": "rust", "limit": 99})).await;
+/// assert!(refused.is_error && refused.to_string().contains("`limit`"));
+/// # });
+/// ```
+///
+/// # Methods
+///
+/// Put `#[tools]` on an `impl` block and `#[tool]` on its methods that are tools: each takes
+/// `&self`, which is the application's object of that type, given to the session like any
+/// `State` (`ToolContext::with_state`): the definition stays context-free, and a session
+/// without the object leaves the tools out, saying why. The other parameters are as above.
+/// The generated items are named after the type and the method (`WEATHER_FORECAST`,
+/// `WeatherForecastParams`, `WeatherForecastCaps`) and sit beside the `impl`; the tool's name is
+/// the method's. Methods without `#[tool]` are left alone; a `#[tool]` method without `self`,
+/// or with `&mut self` or `self`, is refused with the fix, and so is a generic or trait `impl`.
+///
+/// ```
+/// use std::sync::atomic::{AtomicU64, Ordering};
+/// use cy_tools::prelude::*;
+///
+/// struct Counter { total: AtomicU64 }
+///
+/// #[tools]
+/// impl Counter {
+///     /// Add to the counter and answer the new total.
+///     #[tool]
+///     async fn add(&self, /** How much. */ amount: u64) -> u64 {
+///         self.total.fetch_add(amount, Ordering::SeqCst) + amount
+///     }
+/// }
+///
+/// # use cy_tools::definition::Definition;
+/// assert_eq!(COUNTER_ADD.name(), "add");
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let context = ToolContext::local().with_state(Counter { total: AtomicU64::new(1) });
+/// let session = Session::linked(context, &["add"]).unwrap();
+/// assert_eq!(session.call("add", serde_json::json!({"amount": 2})).await.to_string(), "3");
+/// # });
+/// ```
 ///
 /// # Options of `#[tool(...)]`
 ///
 /// | option | meaning |
 /// |---|---|
 /// | `capabilities(env, chat, ...)` | the context fields the body may touch: `env`, `execute_code`, `session`, `factory`, `log`, `coordinator`, `chat` |
-/// | `name = "..."` | the tool's name, instead of the function's (`^[a-zA-Z0-9_-]{1,64}$`) |
+/// | `name = "..."` | the tool's name, instead of the function's: MCP's rule, `^[A-Za-z0-9_.-]{1,128}$` (a provider with a stricter rule gets the tool refused or mapped: `cy_tools::dialect::NameMap`). Two registered tools of one name in one module do not compile |
 /// | `description = "..."` | the description, instead of the doc comment |
 /// | `read_only`, `destructive`, `idempotent`, `open_world`, `title = "..."` | MCP annotations; flags take `= false` too. Defaults are MCP's: destructive, open world |
 /// | `timeout = "30s"` | the default timeout of one call: a whole number with `ms`, `s`, `m` or `h` |
@@ -100,8 +188,9 @@ use proc_macro::TokenStream;
 /// | `crate = path` | where the runtime is, when it is not `::cy_tools` (a re-export) |
 ///
 /// Options of `#[arg(...)]` on an argument: `default` (`Default::default()`), `default = expr`
-/// (a string literal converts with `Into`, so `default = "main"` works for a `String`), and
-/// `rename = "..."` (the name the model sees).
+/// (a string literal converts with `Into`, so `default = "main"` works for a `String`),
+/// `rename = "..."` (the name the model sees) and `nested` (a struct as the only argument,
+/// sent nested under its name on purpose).
 ///
 /// ```
 /// use std::collections::BTreeMap;
@@ -157,7 +246,7 @@ use proc_macro::TokenStream;
 /// # What it generates
 ///
 /// Beside the function, which stays as written (so it can be called directly), in the same
-/// scope and with the same visibility, for `async fn read_file`:
+/// scope and with the same visibility, for `fn read_file`:
 ///
 /// * `ReadFileParams`: the argument struct, deriving `Deserialize` (with
 ///   `deny_unknown_fields`) and `JsonSchema` through the runtime's re-exports
@@ -174,8 +263,10 @@ use proc_macro::TokenStream;
 /// * `READ_FILE`: the `static ToolDefinition<ReadFileParams, ReadFileCaps>`, with the name,
 ///   description, annotations, timeout and the application state types its `State`
 ///   parameters need.
-/// * An `inventory` registration of `READ_FILE`, so `ToolRegistry::linked()` finds it (unless
-///   `register = false`).
+/// * An `inventory` registration of `READ_FILE`, so `ToolRegistry::linked()` finds it, and a
+///   hidden item named after the tool's name, so two tools of one name in a module are a
+///   compile error (unless `register = false`; across modules and crates, `linked()` refuses
+///   them, naming both).
 ///
 /// Every generated public item is documented, so `#![deny(missing_docs)]` holds. A `#[cfg]`
 /// on the function applies to every generated item too.

@@ -13,8 +13,8 @@
 //!
 //! /// Adds two integers.
 //! #[tool(read_only)]
-//! async fn add(/** The first. */ a: i64, /** The second. */ b: i64) -> String {
-//!     (a + b).to_string()
+//! fn add(/** The first. */ a: i64, /** The second. */ b: i64) -> i64 {
+//!     a + b
 //! }
 //!
 //! #[tokio::main]

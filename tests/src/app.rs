@@ -43,8 +43,9 @@ pub async fn word_stats(
     })
 }
 
-/// The length of each word of a text, in order: a structured result that is a list, so MCP
-/// clients get it as `{"result": [...]}`. A plain `fn`: it runs on the blocking pool.
+// A structured result that is a list, so MCP clients get it as `{"result": [...]}`; a plain
+// `fn`, so it runs on the blocking pool.
+/// The length of each word of a text, in order.
 #[tool(read_only, idempotent, open_world = false)]
 pub fn word_lengths(
     /// The text, words separated by whitespace.
@@ -68,7 +69,8 @@ pub struct Section {
 /// subset cannot express.
 #[tool(read_only, idempotent, open_world = false)]
 pub async fn outline(
-    /// The outline's root section (`nested`: the model sends it under `root`).
+    /// The outline's root section.
+    // Sent nested, under `root`: the tool's only argument is a struct.
     #[arg(nested)]
     root: Section,
 ) -> String {

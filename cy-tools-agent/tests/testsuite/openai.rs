@@ -397,3 +397,60 @@ async fn a_streamed_answer_reaches_the_events_as_it_comes() {
             .contains("hello from the notes")
     );
 }
+
+/// Count the lines of the notes: a tool whose name OpenAI's rule refuses (it has a `.`).
+#[cy_tools::tool(name = "notes.count", capabilities(env), read_only)]
+async fn count_notes(env: &dyn cy_tools::services::Sandbox) -> Result<usize, cy_tools::ToolError> {
+    Ok(String::from_utf8_lossy(&env.read("notes.txt").await?)
+        .lines()
+        .count())
+}
+
+#[tokio::test]
+async fn a_name_the_provider_refuses_is_declared_mapped_and_its_calls_mapped_back() {
+    // The model calls the tool by the name it was shown.
+    let call = crate::support::fake_model::fixture("openai/one_call.json")
+        .replace(r#""name":"read_file""#, r#""name":"notes_count""#)
+        .replace(r#"{\"path\":\"notes.txt\"}"#, "{}");
+    let api = FakeApi::start(vec![
+        Reply::Json {
+            status: 200,
+            headers: Vec::new(),
+            body: call,
+        },
+        Reply::ok("openai/after_tools.json"),
+    ]);
+    let setup = setup(&["notes.count"]).await;
+    let run = Agent::new(config(OPENAI, &api))
+        .unwrap()
+        .run(
+            &setup.session,
+            "count the notes",
+            &CancellationToken::new(),
+            &Recorder::default(),
+        )
+        .await
+        .unwrap();
+    assert!(matches!(run.ending, Ending::Answer(_)), "{:?}", run.ending);
+    let requests = api.requests();
+    let declared: Vec<&str> = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| tool["function"]["name"].as_str().unwrap())
+        .collect();
+    assert!(declared.contains(&"notes_count"), "{declared:?}");
+    assert!(!declared.contains(&"notes.count"), "{declared:?}");
+    // The call ran the session's `notes.count`, and its result went back under the call's id.
+    let messages = &requests[1].body["messages"];
+    let result = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("a tool result");
+    assert_eq!(result["tool_call_id"], "call_read_1");
+    assert_eq!(result["content"], "1");
+    let entries = setup.log.entries("s-1").await.unwrap();
+    assert_eq!(entries[0].tool, "notes.count");
+}

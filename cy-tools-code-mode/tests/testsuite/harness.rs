@@ -31,8 +31,8 @@ pub struct Tally {
     distinct: usize,
 }
 
-/// Count the words of a text, and the distinct ones, as JSON (a `Serialize` struct without a
-/// schema: no output schema is declared).
+// A `Serialize` struct without a schema: sent as JSON, with no output schema declared.
+/// Count the words of a text, and the distinct ones, as structured JSON.
 #[tool(read_only, open_world = false)]
 async fn tally(
     /// The text, words separated by whitespace.

@@ -7,6 +7,22 @@
 //! dropped from the export: the call is still validated against the canonical schema, so a
 //! looser export never lets a bad argument through.
 //!
+//! # Tool names
+//!
+//! A tool's name follows MCP's rule; providers have their own ([`Dialect::name_rule`]):
+//!
+//! | dialect | tool names |
+//! |---|---|
+//! | [`Mcp`](Dialect::Mcp) (the rule every tool name follows) | `^[A-Za-z0-9_.-]{1,128}$` |
+//! | [`OpenAi`](Dialect::OpenAi), [`OpenAiStrict`](Dialect::OpenAiStrict) | `^[a-zA-Z0-9_-]{1,64}$` |
+//! | [`Anthropic`](Dialect::Anthropic), [`AnthropicStrict`](Dialect::AnthropicStrict) | `^[a-zA-Z0-9_-]{1,64}$` |
+//! | [`Gemini`](Dialect::Gemini), [`GeminiJsonSchema`](Dialect::GeminiJsonSchema) | `^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$` (what both the Gemini API and Vertex AI take) |
+//!
+//! [`Dialect::export`] refuses a tool whose name breaks the dialect's rule, naming the rule;
+//! [`Dialect::export_toolset_mapped`] declares it under a name from a [`NameMap`] instead, which
+//! maps the provider's calls back (`github.create_issue` becomes `github_create_issue`, unless
+//! another tool has that name). The model loop of `cy-tools-agent` declares toolsets that way.
+//!
 //! ```
 //! use cy_tools::{SessionIdentity, ToolContext, ToolRegistry, dialect::Dialect};
 //! # use cy_tools::{BoxFuture, CallInfo, Ctx, ToolResult, definition::ToolDefinition};
@@ -98,6 +114,17 @@ impl Dialect {
         self.export_parts(&ToolParts::of(tool))
     }
 
+    /// The declaration of one bound tool under `name`, which a [`NameMap`] gave it: what a host
+    /// that maps names declares, tool by tool.
+    ///
+    /// # Errors
+    /// The tool's schema cannot be expressed in this dialect, or `name` breaks its rule.
+    pub fn export_as(self, tool: &BoundTool, name: &str) -> Result<Value, DialectError> {
+        let mut parts = ToolParts::of(tool);
+        parts.name = name;
+        self.export_parts(&parts)
+    }
+
     /// The declaration of a definition under `name`, without binding it to a session.
     ///
     /// # Errors
@@ -167,11 +194,7 @@ impl Dialect {
         let names = NameMap::new(self, tools.iter().map(BoundTool::name));
         let declarations = tools
             .iter()
-            .map(|tool| {
-                let mut parts = ToolParts::of(tool);
-                parts.name = names.to_dialect(tool.name()).unwrap_or(parts.name);
-                self.export_parts(&parts)
-            })
+            .map(|tool| self.export_as(tool, names.to_dialect(tool.name()).unwrap_or(tool.name())))
             .collect::<Result<Vec<_>, _>>()?;
         if self == Dialect::AnthropicStrict {
             anthropic::check_request_limits(tools)?;

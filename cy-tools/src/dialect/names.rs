@@ -1,16 +1,5 @@
-//! Tool names per dialect: each provider's rule, and one reversible mapping of a set of tool
-//! names into a stricter rule.
-//!
-//! | dialect | rule |
-//! |---|---|
-//! | MCP (the rule every tool name follows) | `^[A-Za-z0-9_.-]{1,128}$` |
-//! | OpenAI, OpenAI strict | `^[a-zA-Z0-9_-]{1,64}$` |
-//! | Anthropic, Anthropic strict | `^[a-zA-Z0-9_-]{1,64}$` |
-//! | Gemini, both forms | `^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$` (the Gemini API also takes `:`; Vertex AI does not, nor a leading digit) |
-//!
-//! A tool whose name breaks a dialect's rule is refused by [`Dialect::export`] with an error
-//! naming the rule; [`Dialect::export_toolset_mapped`] instead declares it under a name from a
-//! [`NameMap`], which maps the provider's answers back.
+//! Tool names per dialect: each provider's rule (the table in [`dialect`](super)'s
+//! documentation), and one reversible mapping of a set of tool names into a stricter rule.
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -4,8 +4,9 @@ Usage: mcp_client_check.py {builtin|app} WORKSPACE COMMAND [ARG...]
 
 COMMAND [ARG...] starts the server; WORKSPACE is its `--root` (this script writes the files it
 reads). `builtin` expects `cy-tools mcp --tools read_file,execute_code,list_directory`; `app`
-expects an application's cy-tools serving `read_file` and its own `word_stats`, which answers
-structured JSON. Each check runs twice: once with the SDK's default negotiation (`auto`:
+expects an application's cy-tools serving `read_file` and its own `word_stats` and `word_lengths`,
+which answer structured JSON (an object, and a list MCP carries as `{"result": [...]}`, which the
+SDK checks against the declared output schema). Each check runs twice: once with the SDK's default negotiation (`auto`:
 `server/discover`, protocol 2026-07-28) and once with the `initialize` handshake (`legacy`),
 the way most desktop clients still connect. Environment variables whose names start with
 `CY_TOOLS_` are passed on to the server. Exits non-zero, naming the check, on any mismatch.
@@ -98,13 +99,24 @@ async def check_builtin(client: Client) -> None:
 
 
 async def check_app(client: Client) -> None:
-    await check_common(client, ["read_file", "word_stats"])
+    await check_common(client, ["read_file", "word_lengths", "word_stats"])
     result = await client.call_tool("word_stats", {"text": "to be or not to be"})
     stats = {"words": 6, "distinct": 4, "most_common": "be"}
     expect_equal("word_stats is_error", result.is_error, False)
     expect_equal("word_stats structured content", result.structured_content, stats)
     # The text copy the specification asks for, for clients that ignore structured content.
     expect_equal("word_stats text copy", [json.loads(t) for t in texts(result)], [stats])
+
+    listed = await client.list_tools()
+    lengths = next(t for t in listed.tools if t.name == "word_lengths")
+    expect_equal("word_lengths output schema required", lengths.output_schema["required"], ["result"])
+    # The SDK validates structured content against the output schema it was shown.
+    result = await client.call_tool("word_lengths", {"text": "to be or not"})
+    expect_equal("word_lengths is_error", result.is_error, False)
+    expect_equal("word_lengths structured content", result.structured_content, {"result": [2, 2, 2, 3]})
+    expect_equal(
+        "word_lengths text copy", [json.loads(t) for t in texts(result)], [{"result": [2, 2, 2, 3]}]
+    )
 
 
 async def run(kind: str, workspace: Path, command: list[str]) -> None:

@@ -19,3 +19,4 @@ mod mcp_python_client;
 mod output_schema;
 mod quickstart_items;
 mod stuck;
+mod tool_names;

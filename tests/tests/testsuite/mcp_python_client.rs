@@ -5,8 +5,9 @@
 //!
 //! The application's server is its own binary, `cy-tools-app`: the same command line
 //! (`cy_tools_builtin::cli::main`) with the built-ins plus this crate's tools linked in, the way
-//! an application crate ships one. The Python client calls its `word_stats`, whose structured
-//! result must arrive as `structuredContent` with a text copy. The built-in server is the same
+//! an application crate ships one. The Python client calls its `word_stats` and `word_lengths`,
+//! whose structured results must arrive as `structuredContent` with a text copy (the list as
+//! `{"result": [...]}`, which the SDK checks against the declared output schema). The built-in server is the same
 //! binary serving built-ins only.
 //!
 //! The Python interpreter comes from `CY_MCP_PYTHON` (`.ci/run` makes a venv with `mcp`
@@ -97,7 +98,12 @@ fn official_client_drives_an_application_server() {
         .arg("app")
         .arg(workspace.path())
         .arg(app().get_program())
-        .args(["mcp", "--tools", "read_file,word_stats", "--root"])
+        .args([
+            "mcp",
+            "--tools",
+            "read_file,word_lengths,word_stats",
+            "--root",
+        ])
         .arg(workspace.path())
         .output()
         .unwrap();

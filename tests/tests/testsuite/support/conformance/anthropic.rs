@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{check_name_and_description, check_root_object, declares_object, subschemas};
+use super::{Names, check_name_and_description, check_root_object, declares_object, subschemas};
 
 const STRICT_BANNED: &[&str] = &[
     "minimum",
@@ -16,7 +16,7 @@ const STRICT_BANNED: &[&str] = &[
 
 pub fn check(decl: &Value, strict: bool) -> Vec<String> {
     let mut out = Vec::new();
-    check_name_and_description(decl, &mut out);
+    check_name_and_description(decl, Names::Provider, &mut out);
     let schema = &decl["input_schema"];
     check_root_object(schema, &mut out);
     if !strict {

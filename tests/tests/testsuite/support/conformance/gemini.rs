@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{check_name_and_description, check_root_object, subschemas};
+use super::{Names, check_name_and_description, check_root_object, subschemas};
 
 const KEYWORDS: &[&str] = &[
     "type",
@@ -32,7 +32,7 @@ const TYPES: &[&str] = &["string", "number", "integer", "boolean", "array", "obj
 
 pub fn check(decl: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    check_name_and_description(decl, &mut out);
+    check_name_and_description(decl, Names::Gemini, &mut out);
     let Some(params) = decl.get("parameters") else {
         // A tool without parameters is declared without them.
         return out;
@@ -72,7 +72,7 @@ pub fn check(decl: &Value) -> Vec<String> {
 
 pub fn check_json_schema(decl: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    check_name_and_description(decl, &mut out);
+    check_name_and_description(decl, Names::Gemini, &mut out);
     if decl.get("parameters").is_some() {
         out.push(
             "envelope: `parameters` and `parametersJsonSchema` are mutually exclusive".to_string(),

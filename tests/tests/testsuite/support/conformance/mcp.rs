@@ -2,11 +2,11 @@
 
 use serde_json::Value;
 
-use super::{check_name_and_description, check_root_object};
+use super::{Names, check_name_and_description, check_root_object};
 
 pub fn check(decl: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    check_name_and_description(decl, &mut out);
+    check_name_and_description(decl, Names::Mcp, &mut out);
     check_root_object(&decl["inputSchema"], &mut out);
     if decl["inputSchema"].get("properties").is_none() {
         // Clients validate `properties` even for a tool without parameters.

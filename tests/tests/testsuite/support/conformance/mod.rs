@@ -25,23 +25,51 @@ pub fn check(dialect: Dialect, declaration: &Value) -> Vec<String> {
     }
 }
 
-/// `^[a-zA-Z0-9_-]{1,64}$`.
-pub fn valid_name(name: &Value) -> bool {
-    name.as_str().is_some_and(|n| {
-        !n.is_empty()
-            && n.len() <= 64
-            && n.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-    })
+/// The tool names a provider takes, as its documentation states them.
+#[derive(Clone, Copy)]
+pub enum Names {
+    /// OpenAI and Anthropic: `^[a-zA-Z0-9_-]{1,64}$`.
+    Provider,
+    /// Gemini: a letter or `_` first, then letters, digits, `_`, `.` or `-`; 64 at most.
+    Gemini,
+    /// MCP 2025-11-25: `^[A-Za-z0-9_.-]{1,128}$`.
+    Mcp,
 }
 
-/// Checks shared by every envelope: a valid name and a non-empty description.
-pub fn check_name_and_description(decl: &Value, out: &mut Vec<String>) {
-    if !valid_name(&decl["name"]) {
-        out.push(format!(
-            "name: `{}` is not ^[a-zA-Z0-9_-]{{1,64}}$",
-            decl["name"]
-        ));
+impl Names {
+    fn rule(self) -> &'static str {
+        match self {
+            Names::Provider => "^[a-zA-Z0-9_-]{1,64}$",
+            Names::Gemini => "^[a-zA-Z_][a-zA-Z0-9_.-]{0,63}$",
+            Names::Mcp => "^[A-Za-z0-9_.-]{1,128}$",
+        }
+    }
+
+    pub fn accept(self, name: &Value) -> bool {
+        let Some(n) = name.as_str() else {
+            return false;
+        };
+        let (max, dots) = match self {
+            Names::Provider => (64, false),
+            Names::Gemini => (64, true),
+            Names::Mcp => (128, true),
+        };
+        let first_ok = match self {
+            Names::Gemini => n.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'),
+            _ => true,
+        };
+        !n.is_empty()
+            && n.len() <= max
+            && first_ok
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (dots && b == b'.'))
+    }
+}
+
+/// Checks shared by every envelope: a name the provider takes and a non-empty description.
+pub fn check_name_and_description(decl: &Value, names: Names, out: &mut Vec<String>) {
+    if !names.accept(&decl["name"]) {
+        out.push(format!("name: `{}` is not {}", decl["name"], names.rule()));
     }
     if decl["description"]
         .as_str()

@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{
-    check_name_and_description, check_root_object, declares_object, property_names, required_names,
-    subschemas,
+    Names, check_name_and_description, check_root_object, declares_object, property_names,
+    required_names, subschemas,
 };
 
 const SUPPORTED: &[&str] = &[
@@ -47,7 +47,7 @@ pub fn check(decl: &Value, strict: bool) -> Vec<String> {
         out.push("envelope: `type` must be \"function\"".to_string());
     }
     let function = &decl["function"];
-    check_name_and_description(function, &mut out);
+    check_name_and_description(function, Names::Provider, &mut out);
     let params = &function["parameters"];
     check_root_object(params, &mut out);
     let mut total_properties = 0;
