@@ -5,8 +5,8 @@ Usage: mcp_http_check.py CHECK WORKSPACE URL [URL...]
 The bearer token comes from `CY_TOOLS_MCP_TOKEN`, the variable the servers were started with.
 WORKSPACE is the servers' `--root`. Checks:
 
-* `app URL`: an application's server serving `read_file` and `word_stats`: the checks of
-  `mcp_client_check.py` (list, calls, an invalid call, an error result, an unknown tool), then
+* `app URL`: an application's server serving `read_file`, `word_lengths` and `word_stats`: the
+  checks of `mcp_client_check.py` (list, calls, an invalid call, an error result, an unknown tool), then
   what `tools/list` carries (titles, annotations, `outputSchema`, and on 2026-07-28 `ttlMs` and
   `cacheScope`), in both the SDK's default negotiation and the `initialize` handshake.
 * `token URL`: no token and a wrong token are answered `401`, through the client and raw.
