@@ -60,31 +60,28 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let terminal = Terminal::detect(&args.tool);
     let hooks = terminal.hooks();
     let tool = opened
-        .tools
+        .session
+        .tools()
         .get(&args.tool)
-        .ok_or_else(|| unknown_tool(&args.tool, &registry))?;
+        .ok_or_else(|| unknown_tool(&args.tool, &registry))?
+        .clone();
     let cancel = CancellationToken::new();
     let call = {
-        let (tool, cancel, session) = (tool.clone(), cancel.clone(), opened.session.clone());
+        let (cancel, session) = (cancel.clone(), opened.session.clone());
+        // Recorded in the session's log (a stored one's) under an id no other call of it has;
+        // without a log, the one call this process makes.
+        let id = match session.log() {
+            Some(_) => format!("cli-{}-{}", std::process::id(), now_ms()),
+            None => "cli-1".to_string(),
+        };
         async move {
-            match session {
-                // Recorded in the session's log, under an id no other call of it has.
-                Some(session) => {
-                    let id = format!("cli-{}-{}", std::process::id(), now_ms());
-                    let name = tool.name().to_string();
-                    session
-                        .execute(
-                            &name,
-                            ToolCall::new(id, arguments).with_hooks(hooks),
-                            &cancel,
-                        )
-                        .await
-                }
-                None => {
-                    tool.execute(ToolCall::new("cli-1", arguments).with_hooks(hooks), &cancel)
-                        .await
-                }
-            }
+            session
+                .execute_tool(
+                    &tool,
+                    ToolCall::new(id, arguments).with_hooks(hooks),
+                    &cancel,
+                )
+                .await
         }
     };
     let result = match runtime.run(call)? {

@@ -42,15 +42,21 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
         &runtime,
         default_approve,
     )?;
-    // A stored session's calls go through it, so they are recorded in its log. The approval
-    // state names the workspace folder, so an answer is good over this folder only.
+    // Every call goes through the session (a stored one records it in its log). The approval
+    // state names the workspace: a stored session's from its spec, else this folder, so an
+    // answer is good over this folder only.
     let workspace = opened.workspace.to_string_lossy().into_owned();
-    let server = match opened.session {
-        Some(session) => McpServer::for_session(session),
-        None => McpServer::new(opened.tools).map(|server| server.with_workspace(workspace)),
-    }
-    .and_then(McpServer::with_state_key_from_env)
-    .map_err(CliError::from)?;
+    let stored = opened.session.spec().is_some();
+    let server = McpServer::for_session(opened.session)
+        .map(|server| {
+            if stored {
+                server
+            } else {
+                server.with_workspace(workspace)
+            }
+        })
+        .and_then(McpServer::with_state_key_from_env)
+        .map_err(CliError::from)?;
     // With a store, each approval is spent in it: one replica runs it.
     let server = match opened.spent_nonces {
         Some(nonces) => server.with_spent_nonces(nonces),

@@ -68,8 +68,8 @@ pub(super) struct SessionArgs {
 /// The tools `call` and `mcp` serve, and the stored session they belong to when there is a
 /// store (its calls are then recorded).
 pub(super) struct Opened {
-    pub(super) tools: Toolset,
-    pub(super) session: Option<Session>,
+    /// Every call goes through it (recorded when it has a log: a stored one).
+    pub(super) session: Session,
     /// The workspace folder, absolute: what an MCP server binds its approval state to.
     pub(super) workspace: PathBuf,
     /// Where the store spends approval nonces once for every replica, with a store.
@@ -204,8 +204,7 @@ pub(super) fn open(
         let (session, spent_nonces) =
             stored::open(location, wanted, requested, calling, spec_path, runtime)?;
         return Ok(Opened {
-            tools: session.tools().clone(),
-            session: Some(session),
+            session,
             workspace,
             spent_nonces,
         });
@@ -226,8 +225,7 @@ pub(super) fn open(
         open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
     let Some(executor) = executor else {
         return Ok(Opened {
-            tools,
-            session: None,
+            session: Session::new(context, tools),
             workspace,
             spent_nonces: None,
         });
@@ -237,8 +235,7 @@ pub(super) fn open(
         .attach(Session::new(context, tools))
         .map_err(|err| CliError::new(err.to_string()))?;
     Ok(Opened {
-        tools: session.tools().clone(),
-        session: Some(session),
+        session,
         workspace,
         spent_nonces: None,
     })

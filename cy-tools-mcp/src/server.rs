@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use cy_tools::{Session, ToolCall, Toolset, dialect::Dialect};
+use cy_tools::{Session, SessionIdentity, ToolCall, ToolContext, Toolset, dialect::Dialect};
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
     Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
@@ -45,30 +45,52 @@ pub struct McpServer {
     stateless: bool,
     /// Where approval nonces are spent once for every replica: the shared store, if any.
     spent_nonces: Option<Arc<dyn cy_tools::approval::SpentNonces>>,
+    /// The workspace approval state is bound to, with the tool's session id and tenant.
+    workspace: Arc<str>,
 }
 
 struct Inner {
-    tools: Toolset,
-    /// The session the tools belong to, when its calls are recorded in its execution log.
-    session: Option<Session>,
+    /// The session every call runs through: the one served ([`McpServer::for_session`]), or
+    /// one without a log over the tools given ([`McpServer::new`]).
+    session: Session,
     /// The MCP declarations, sorted by name: `inventory` gives the registry no order, and
     /// clients (and their caches) expect the same list every time.
     declarations: Vec<Tool>,
     /// `` `a`, `b`, `c` ``, for the unknown-tool error.
     names_listed: String,
-    /// The workspace approval state is bound to, with the tool's session id and tenant.
-    workspace: String,
     info: ServerConfig,
 }
 
 impl McpServer {
-    /// A server over `tools`, declaring each as [`Dialect::Mcp`] exports it.
+    /// A server over `tools`, declaring each as [`Dialect::Mcp`] exports it; its calls are not
+    /// recorded (see [`for_session`](Self::for_session)).
     ///
     /// # Errors
     /// [`ServeError::Declaration`] when a tool's declaration is not a valid MCP `Tool`.
     pub fn new(tools: Toolset) -> Result<Self, ServeError> {
+        // A session of its own, without a log: every call takes the session's one path.
+        let identity = tools.iter().next().map_or_else(
+            || SessionIdentity::root("mcp", ""),
+            |tool| tool.session().clone(),
+        );
+        let session = Session::new(Arc::new(ToolContext::new(identity)), tools);
+        McpServer::over(session, String::new())
+    }
+
+    /// A server over `session`'s tools whose every call goes through the session, so it is
+    /// recorded in the session's execution log.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn for_session(session: Session) -> Result<Self, ServeError> {
+        let workspace = session_workspace(&session);
+        McpServer::over(session, workspace)
+    }
+
+    fn over(session: Session, workspace: String) -> Result<Self, ServeError> {
+        let tools = session.tools();
         let mut declarations = Vec::with_capacity(tools.len());
-        for tool in &tools {
+        for tool in tools {
             let declaration_error =
                 |message: String, source: Box<dyn std::error::Error + Send + Sync>| {
                     ServeError::Declaration {
@@ -101,11 +123,9 @@ impl McpServer {
             .with_server_info(implementation);
         Ok(McpServer {
             inner: Arc::new(Inner {
-                tools,
-                session: None,
+                session,
                 declarations,
                 names_listed,
-                workspace: String::new(),
                 info,
             }),
             call_runtime: None,
@@ -114,6 +134,7 @@ impl McpServer {
             state: Arc::new(StateCodec::random()),
             stateless: false,
             spent_nonces: None,
+            workspace: workspace.into(),
         })
     }
 
@@ -122,21 +143,7 @@ impl McpServer {
     /// key over another workspace. [`for_session`](Self::for_session) names the session's.
     #[must_use]
     pub fn with_workspace(mut self, workspace: impl Into<String>) -> Self {
-        let workspace = workspace.into();
-        match Arc::get_mut(&mut self.inner) {
-            Some(inner) => inner.workspace = workspace,
-            None => {
-                let inner = &*self.inner;
-                self.inner = Arc::new(Inner {
-                    tools: inner.tools.clone(),
-                    session: inner.session.clone(),
-                    declarations: inner.declarations.clone(),
-                    names_listed: inner.names_listed.clone(),
-                    workspace,
-                    info: inner.info.clone(),
-                });
-            }
-        }
+        self.workspace = workspace.into().into();
         self
     }
 
@@ -179,20 +186,6 @@ impl McpServer {
                 ),
             }),
         }
-    }
-
-    /// A server over `session`'s tools whose every call goes through the session, so it is
-    /// recorded in the session's execution log.
-    ///
-    /// # Errors
-    /// As [`new`](Self::new).
-    pub fn for_session(session: Session) -> Result<Self, ServeError> {
-        let mut server = McpServer::new(session.tools().clone())?;
-        if let Some(inner) = Arc::get_mut(&mut server.inner) {
-            inner.workspace = session_workspace(&session);
-            inner.session = Some(session);
-        }
-        Ok(server)
     }
 
     /// The same server, running each call's tool on `runtime`, so a tool
@@ -243,7 +236,7 @@ impl McpServer {
         Scope {
             session: tool.session().session_id.clone(),
             tenant: tool.session().tenant.clone(),
-            workspace: self.inner.workspace.clone(),
+            workspace: self.workspace.to_string(),
         }
     }
 
@@ -266,10 +259,7 @@ impl McpServer {
     /// has a call run under an approval state with this suffix: spent by another replica. A
     /// log that cannot be read counts as not (this replica's own record still holds).
     async fn in_log(&self, suffix: &str) -> bool {
-        let Some(session) = &self.inner.session else {
-            return false;
-        };
-        match session.entries().await {
+        match self.inner.session.entries().await {
             Ok(entries) => entries.iter().any(|entry| entry.call_id.ends_with(suffix)),
             Err(err) => {
                 tracing::warn!(
@@ -335,7 +325,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = &*request.name;
-        let Some(tool) = self.inner.tools.get(name) else {
+        let session = &self.inner.session;
+        let Some(tool) = session.tools().get(name) else {
             tracing::debug!(tool = name, "call of an unknown tool");
             return Err(self.unknown_tool(name));
         };
@@ -350,8 +341,9 @@ impl ServerHandler for McpServer {
             }
             None => None,
         };
-        // Arguments that fail the call's checks are answered as such, without asking anybody.
-        if tool.needs_approval() && tool.accepts_arguments(&call.arguments) {
+        // Arguments that fail the call's checks are answered as such, without asking anybody;
+        // those that pass are parsed once, here, for the question and the call.
+        if tool.needs_approval() && tool.check_arguments(&mut call.arguments) {
             let modern = context
                 .protocol_version()
                 .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
@@ -414,28 +406,14 @@ impl ServerHandler for McpServer {
                 None => None,
             };
             match &self.call_runtime {
-                // Another runtime's task owns what it uses.
+                // Another runtime's task owns what it uses: the session and tool are shared
+                // counts, cloned only on this path.
                 Some(runtime) => {
-                    let (tool, session, owned_name, cancel) = (
-                        tool.clone(),
-                        self.inner.session.clone(),
-                        name.to_string(),
-                        cancel.clone(),
-                    );
-                    let run = async move {
-                        match session {
-                            Some(session) => session.execute(&owned_name, call, &cancel).await,
-                            None => tool.execute(call, &cancel).await,
-                        }
-                    };
+                    let (session, tool, cancel) = (session.clone(), tool.clone(), cancel.clone());
+                    let run = async move { session.execute_tool(&tool, call, &cancel).await };
                     call_task::run_on(runtime, name, run).await
                 }
-                // On the protocol's runtime the call borrows: no clones of the tool, its name or
-                // the token (a token's clone and drop each take its lock) for every request.
-                None => match &self.inner.session {
-                    Some(session) => session.execute(name, call, cancel).await,
-                    None => tool.execute(call, cancel).await,
-                },
+                None => session.execute_tool(tool, call, cancel).await,
             }
         };
         // The call's reports are all sent before its answer: the forwarder ends only once the
@@ -508,7 +486,7 @@ fn session_workspace(session: &Session) -> String {
 impl std::fmt::Debug for McpServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpServer")
-            .field("tools", &self.inner.tools.names())
+            .field("tools", &self.inner.session.tools().names())
             .finish()
     }
 }

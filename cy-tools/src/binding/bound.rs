@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::context::{IntoSharedContext, SessionIdentity, ToolContext};
+use super::context::{BoundContext, IntoSharedContext, SessionIdentity, ToolContext};
 use super::error::BindError;
 use crate::approval::{ApprovalRequest, gate};
 use crate::call::{CallInfo, ProgressGate, ToolCall, ToolResult, args};
@@ -203,13 +203,30 @@ impl BoundTool {
         self.context.approval().policy.needs(self.annotations())
     }
 
-    /// Whether `arguments` pass the checks a call makes before asking for approval (their form
-    /// and fields): a host that asks for approval on its own ahead of the call (MCP's
-    /// multi-round form) asks only about calls that can run.
-    pub fn accepts_arguments(&self, arguments: &Value) -> bool {
-        args::normalize(arguments.clone())
-            .and_then(|args| args::check_fields(&args, self.schema))
-            .is_ok()
+    /// Brings `arguments` to the form the call runs with (an object, whichever payload form
+    /// the model sent) and checks its root fields, in place: `true` when the call can start
+    /// (its body may still refuse a value). A host that asks for approval on its own ahead of
+    /// the call (MCP's multi-round form) asks only about calls that can run, and the call then
+    /// finds its arguments parsed already. Arguments that cannot run are left as they were,
+    /// for the call to answer with what is wrong.
+    ///
+    /// ```
+    /// # use cy_tools::{tool, SessionIdentity, ToolContext, ToolRegistry};
+    /// # /// Echoes.
+    /// # #[tool] async fn echo_checked(/** What. */ text: String) -> String { text }
+    /// let tools = ToolRegistry::linked().unwrap().build(&["echo_checked"], &ToolContext::new(SessionIdentity::root("s", "t")));
+    /// let tool = tools.get("echo_checked").unwrap();
+    /// let mut sent = serde_json::json!(r#"{"text": "hi"}"#); // double-encoded, as some models send
+    /// assert!(tool.check_arguments(&mut sent));
+    /// assert_eq!(sent, serde_json::json!({"text": "hi"}));
+    /// let mut unknown = serde_json::json!({"txt": "hi"});
+    /// assert!(!tool.check_arguments(&mut unknown));
+    /// ```
+    pub fn check_arguments(&self, arguments: &mut Value) -> bool {
+        args::normalize_in_place(arguments).is_ok()
+            && arguments
+                .as_object()
+                .is_some_and(|args| args::check_fields(args, self.schema).is_ok())
     }
 
     /// The approval policy of the session this tool is bound to.
@@ -277,8 +294,11 @@ impl BoundTool {
             progress.as_ref(),
             &hooks,
         );
+        // Binding checked the context against this definition: the body's view needs no
+        // second check.
+        let context = BoundContext::new(&self.context);
         let started = catch_unwind(AssertUnwindSafe(|| {
-            self.definition.start(&self.context, args, info)
+            self.definition.start(context, args, info)
         }));
         let mut body = match started {
             Ok(Ok(body)) => body,

@@ -293,3 +293,51 @@ impl IntoSharedContext for &Arc<ToolContext> {
         Arc::clone(self)
     }
 }
+
+/// A session's context as a bound tool hands it to its definition's
+/// [`start`](crate::definition::Definition::start): binding checked that it provides every
+/// capability and state type that definition declares, so a call does not check again. Only
+/// a [`BoundTool`](crate::BoundTool) makes one, and only for the definition it was bound from.
+///
+/// ```
+/// use cy_tools::binding::BoundContext;
+/// use cy_tools::{BoxFuture, CallInfo, ToolResult, definition::{ArgsError, Definition, ToolMeta, Schema}};
+/// # use cy_tools::{binding::BindError, capability::Capabilities};
+/// # use serde_json::{Map, Value};
+/// /// A hand-made kind of tool reads the session it runs in from the context it is given.
+/// struct WhoAmI(ToolMeta);
+/// impl Definition for WhoAmI {
+///     fn meta(&self) -> &ToolMeta { &self.0 }
+///     fn capabilities(&self) -> Capabilities { Capabilities::NONE }
+///     fn schema(&self) -> Result<&Schema, BindError> { unimplemented!("not called here") }
+///     fn start<'a>(&'a self, context: BoundContext<'a>, _: Map<String, Value>, _: CallInfo<'a>)
+///         -> Result<BoxFuture<'a, ToolResult>, ArgsError> {
+///         let session = context.get().session().session_id.clone();
+///         Ok(Box::pin(async move { ToolResult::text(session) }))
+///     }
+/// }
+/// ```
+#[derive(Clone, Copy)]
+pub struct BoundContext<'a> {
+    context: &'a ToolContext,
+}
+
+impl<'a> BoundContext<'a> {
+    /// Only binding vouches for a context.
+    pub(crate) fn new(context: &'a ToolContext) -> Self {
+        BoundContext { context }
+    }
+
+    /// The context itself.
+    pub fn get(&self) -> &'a ToolContext {
+        self.context
+    }
+}
+
+impl std::fmt::Debug for BoundContext<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("BoundContext")
+            .field(&self.context.session().session_id)
+            .finish()
+    }
+}

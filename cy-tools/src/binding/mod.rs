@@ -18,7 +18,7 @@ pub(crate) mod toolset;
 pub(crate) use bound::BoundTool;
 pub use bound::bind_tool;
 pub(crate) use bound::format_duration;
-pub use context::IntoSharedContext;
+pub use context::{BoundContext, IntoSharedContext};
 pub(crate) use context::{SessionIdentity, ToolContext};
 pub use error::{BindError, RegistryError};
 pub use registry::ToolRegistration;

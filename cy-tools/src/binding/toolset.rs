@@ -64,19 +64,24 @@ impl Toolset {
     ) -> ToolResult {
         match self.get(name) {
             Some(tool) => tool.execute(call, cancel).await,
-            None => ToolResult::error(format!(
-                "unknown tool `{name}`; available tools are {}",
-                if self.tools.is_empty() {
-                    "none".to_string()
-                } else {
-                    self.tools
-                        .iter()
-                        .map(|t| format!("`{}`", t.name()))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                }
-            )),
+            None => self.unknown(name),
         }
+    }
+
+    /// The answer to a call of a tool not in this set: the tools there are.
+    pub(crate) fn unknown(&self, name: &str) -> ToolResult {
+        ToolResult::error(format!(
+            "unknown tool `{name}`; available tools are {}",
+            if self.tools.is_empty() {
+                "none".to_string()
+            } else {
+                self.tools
+                    .iter()
+                    .map(|t| format!("`{}`", t.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        ))
     }
 }
 

@@ -39,6 +39,18 @@ fn payload(arguments: Value) -> Result<Map<String, Value>, String> {
     }
 }
 
+/// [`normalize`] in place: `arguments` becomes the object the call runs with, or stays as it
+/// was when it is no payload a model may send.
+pub(crate) fn normalize_in_place(arguments: &mut Value) -> Result<(), ArgsError> {
+    if arguments.is_object() {
+        return Ok(());
+    }
+    // Only a payload that is no object yet (`null`, a string) pays for a copy, kept as it was
+    // when it is refused.
+    *arguments = Value::Object(normalize(arguments.clone())?);
+    Ok(())
+}
+
 /// Refuses root fields the schema does not declare, listing every one at once.
 pub(crate) fn check_fields(args: &Map<String, Value>, schema: &Schema) -> Result<(), ArgsError> {
     let unknown: Vec<&String> = args.keys().filter(|k| !schema.has_property(k)).collect();

@@ -75,8 +75,9 @@ impl<'a, Caps: CapabilitySet> Ctx<'a, Caps> {
         self.context
     }
 
-    /// A view of `context`, which the caller knows provides every capability of `Caps` (it
-    /// is a clone of a context a `Ctx<Caps>` was made from).
+    /// A view of `context`, which the caller knows provides every capability of `Caps`: a
+    /// clone of a context a `Ctx<Caps>` was made from, or a [`BoundContext`](crate::binding::BoundContext)
+    /// binding checked against the definition declaring `Caps`.
     pub(crate) fn assume_checked(context: &'a ToolContext) -> Self {
         Ctx {
             context,

@@ -10,7 +10,7 @@ use super::meta::ToolMeta;
 use super::output::OutputSchema;
 use super::schema::Schema;
 use crate::BoxFuture;
-use crate::binding::{BindError, ToolContext};
+use crate::binding::{BindError, BoundContext};
 use crate::call::{ArgsError, CallInfo, ToolResult};
 use crate::capability::Capabilities;
 use crate::state::StateType;
@@ -57,14 +57,15 @@ pub trait Definition: Send + Sync + 'static {
 
     /// Checks `args` (already an object with only declared root fields) and starts the call.
     ///
-    /// `context` provides every declared capability and state type: binding checked it.
+    /// `context` provides every declared capability and state type: binding checked it, and
+    /// only a bound tool makes a [`BoundContext`].
     ///
     /// # Errors
     /// What is wrong with the arguments, for the model and for programs (the caller adds the
     /// tool name and the field list); a plain message converts with `String::into`.
     fn start<'a>(
         &'a self,
-        context: &'a ToolContext,
+        context: BoundContext<'a>,
         args: Map<String, Value>,
         call: CallInfo<'a>,
     ) -> Result<BoxFuture<'a, ToolResult>, ArgsError>;

@@ -12,7 +12,7 @@ use super::meta::ToolMeta;
 use super::schema::Schema;
 use super::validate;
 use crate::BoxFuture;
-use crate::binding::{BindError, ToolContext};
+use crate::binding::{BindError, BoundContext};
 use crate::call::{ArgsError, CallInfo, ToolResult};
 use crate::capability::{Capabilities, CapabilitySet, Ctx, NoCapabilities};
 use crate::state::StateType;
@@ -125,12 +125,11 @@ impl<C: CapabilitySet> Definition for RawToolDefinition<C> {
 
     fn start<'a>(
         &'a self,
-        context: &'a ToolContext,
+        context: BoundContext<'a>,
         args: Map<String, Value>,
         call: CallInfo<'a>,
     ) -> Result<BoxFuture<'a, ToolResult>, ArgsError> {
-        let ctx = Ctx::<C>::for_tool(self.meta.name(), context)
-            .map_err(|err| ArgsError::from(err.to_string()))?;
+        let ctx = Ctx::<C>::assume_checked(context.get());
         let compiled = self
             .compiled()
             .map_err(|err| ArgsError::from(err.to_string()))?;

@@ -15,7 +15,7 @@ use super::output::OutputSchema;
 use super::schema::{self, Schema};
 use super::validate;
 use crate::BoxFuture;
-use crate::binding::{BindError, ToolContext};
+use crate::binding::{BindError, BoundContext};
 use crate::call::{ArgsError, CallInfo, ToolResult, args};
 use crate::capability::{Capabilities, CapabilitySet, Ctx, NoCapabilities};
 use crate::state::StateType;
@@ -192,12 +192,11 @@ where
 
     fn start<'a>(
         &'a self,
-        context: &'a ToolContext,
+        context: BoundContext<'a>,
         args: Map<String, Value>,
         call: CallInfo<'a>,
     ) -> Result<BoxFuture<'a, ToolResult>, ArgsError> {
-        let ctx = Ctx::<C>::for_tool(self.meta.name(), context)
-            .map_err(|err| ArgsError::from(err.to_string()))?;
+        let ctx = Ctx::<C>::assume_checked(context.get());
         let args = Value::Object(args);
         if let Some(validator) = &self.checked().map_err(|err| err.to_string())?.validator {
             validate::check(validator, &args)?;

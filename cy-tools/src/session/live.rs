@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::spec::SessionSpec;
 use crate::approval::Approval;
-use crate::binding::{SessionIdentity, ToolContext, ToolRegistry, Toolset};
+use crate::binding::{BoundTool, SessionIdentity, ToolContext, ToolRegistry, Toolset};
 use crate::call::{ToolCall, ToolResult};
 use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError, ServiceErrorKind};
 
@@ -247,8 +247,47 @@ impl Session {
         call: ToolCall,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        self.record(self.parent_call.as_deref(), name, call, cancel)
+        let tool = self.tools.get(name);
+        self.record(self.parent_call.as_deref(), name, tool, call, cancel)
             .await
+    }
+
+    /// Runs one call of `tool`, one of this session's that the host looked up already (in
+    /// [`tools`](Self::tools): an MCP server reads its annotations before the call), and
+    /// records it: the same path as [`execute`](Self::execute) without a second lookup.
+    ///
+    /// ```
+    /// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+    /// use std::sync::Arc;
+    /// use cy_tools::prelude::*;
+    /// use cy_tools::{CancellationToken, ToolCall, memory::MemoryLog};
+    ///
+    /// /// Answers pong.
+    /// #[tool(read_only)]
+    /// async fn ping_looked_up() -> &'static str { "pong" }
+    ///
+    /// let log = Arc::new(MemoryLog::new());
+    /// let session = Session::linked(ToolContext::local().with_log(log), &["ping_looked_up"]).unwrap();
+    /// let tool = session.tools().get("ping_looked_up").unwrap();
+    /// let call = ToolCall::new("c-1", serde_json::json!({}));
+    /// assert_eq!(session.execute_tool(tool, call, &CancellationToken::new()).await.to_string(), "pong");
+    /// assert_eq!(session.entries().await.unwrap()[0].tool, "ping_looked_up");
+    /// # });
+    /// ```
+    pub async fn execute_tool(
+        &self,
+        tool: &BoundTool,
+        call: ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        self.record(
+            self.parent_call.as_deref(),
+            tool.name(),
+            Some(tool),
+            call,
+            cancel,
+        )
+        .await
     }
 
     /// Runs one call that another call of this session made (code run by `execute_code`
@@ -260,7 +299,8 @@ impl Session {
         call: ToolCall,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        self.record(Some(caused_by), name, call, cancel).await
+        let tool = self.tools.get(name);
+        self.record(Some(caused_by), name, tool, call, cancel).await
     }
 
     /// This session's recorded calls, oldest first (those of earlier processes included); none
@@ -278,15 +318,25 @@ impl Session {
     /// The call's result is returned whatever happens to the record: the call has already had
     /// its effect, so a log that cannot be written is reported to the host (a `tracing` error),
     /// not to the model.
+    ///
+    /// This is the one path every host's call takes to a tool's body (MCP, the CLI, the model
+    /// loop, code mode's nested calls): `tool` is what the name found, looked up once.
     async fn record(
         &self,
         parent_call: Option<&str>,
         name: &str,
+        tool: Option<&BoundTool>,
         call: ToolCall,
         cancel: &CancellationToken,
     ) -> ToolResult {
+        let run = |call| async move {
+            match tool {
+                Some(tool) => tool.execute(call, cancel).await,
+                None => self.tools.unknown(name),
+            }
+        };
         let Some(log) = self.log() else {
-            return self.tools.execute(name, call, cancel).await;
+            return run(call).await;
         };
         let started_at_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -294,7 +344,7 @@ impl Session {
         let started = Instant::now();
         let call_id = call.id.clone();
         let arguments = call.arguments.clone();
-        let result = self.tools.execute(name, call, cancel).await;
+        let result = run(call).await;
         let entry = LogEntry {
             session_id: self.id().to_string(),
             call_id,
