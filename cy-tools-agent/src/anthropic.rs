@@ -10,7 +10,8 @@
 
 use std::collections::BTreeMap;
 
-use cy_tools::{ToolResult, call::Content, dialect::Dialect};
+use cy_tools::call::{Content, ResourceBody};
+use cy_tools::{ToolResult, dialect::Dialect};
 use serde_json::{Value, json};
 
 use super::error::AgentError;
@@ -177,17 +178,52 @@ impl Provider for Anthropic {
     }
 }
 
-/// A result's content as Anthropic's `tool_result` blocks: text (JSON as its text) and images.
+fn image(data: &str, mime_type: &str) -> Value {
+    json!({
+        "type": "image",
+        "source": {"type": "base64", "media_type": mime_type, "data": data},
+    })
+}
+
+/// A result's content as Anthropic's `tool_result` blocks: text (JSON as its text), images,
+/// embedded resources as documents (text, or a PDF; an image resource as an image), and what
+/// Anthropic has no block for (audio, other binary resources, resource links) as the line
+/// naming it ([`Content::write_text`]).
 fn result_blocks(result: &ToolResult) -> Value {
     let mut blocks = Vec::new();
     for content in &result.content {
         blocks.push(match content {
             Content::Text { text } => json!({"type": "text", "text": text}),
             Content::Json { value } => json!({"type": "text", "text": value.to_string()}),
-            Content::Image { data, mime_type } => json!({
-                "type": "image",
-                "source": {"type": "base64", "media_type": mime_type, "data": data},
+            Content::Image { data, mime_type } => image(data, mime_type),
+            Content::Resource {
+                uri,
+                body: ResourceBody::Text { text },
+                ..
+            } => json!({
+                "type": "document",
+                "title": uri,
+                "source": {"type": "text", "media_type": "text/plain", "data": text},
             }),
+            Content::Resource {
+                uri,
+                mime_type: Some(mime_type),
+                body: ResourceBody::Blob { blob },
+            } if mime_type == "application/pdf" => json!({
+                "type": "document",
+                "title": uri,
+                "source": {"type": "base64", "media_type": mime_type, "data": blob},
+            }),
+            Content::Resource {
+                mime_type: Some(mime_type),
+                body: ResourceBody::Blob { blob },
+                ..
+            } if mime_type.starts_with("image/") => image(blob, mime_type),
+            other => {
+                let mut text = String::new();
+                other.write_text(&mut text);
+                json!({"type": "text", "text": text})
+            }
         });
     }
     if blocks.is_empty() {
@@ -360,5 +396,33 @@ impl StreamReader for Stream {
             });
         }
         Ok(reply)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_of_content_has_a_block_or_a_line() {
+        let result = ToolResult::text("t")
+            .with_content(Content::audio(b"RIFF", "audio/wav"))
+            .with_content(Content::embedded_text("test://a", "text/markdown", "# A"))
+            .with_content(Content::embedded_blob("file:///a.pdf", "application/pdf", b"%PDF"))
+            .with_content(Content::embedded_blob("file:///a.png", "image/png", b"\x89PNG"))
+            .with_content(Content::embedded_blob("file:///a.bin", "application/octet-stream", b"\x00"))
+            .with_content(Content::link("file:///big.csv", "big.csv"));
+        assert_eq!(
+            result_blocks(&result),
+            json!([
+                {"type": "text", "text": "t"},
+                {"type": "text", "text": "[audio: audio/wav, 4 bytes]"},
+                {"type": "document", "title": "test://a", "source": {"type": "text", "media_type": "text/plain", "data": "# A"}},
+                {"type": "document", "title": "file:///a.pdf", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERg=="}},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw=="}},
+                {"type": "text", "text": "[resource file:///a.bin (application/octet-stream), 1 bytes]"},
+                {"type": "text", "text": "[resource link: big.csv <file:///big.csv>]"},
+            ])
+        );
     }
 }

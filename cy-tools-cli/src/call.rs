@@ -143,7 +143,8 @@ fn print_result(result: &ToolResult, json: bool) -> Result<(), CliError> {
     }
 }
 
-/// Text as is, JSON pretty-printed, images as a placeholder naming their type and size.
+/// Text as is, JSON pretty-printed, images as a placeholder naming their type and size, the
+/// other kinds as the line naming them ([`Content::write_text`]).
 fn render(result: &ToolResult) -> String {
     let blocks: Vec<String> = result
         .content
@@ -155,6 +156,11 @@ fn render(result: &ToolResult) -> String {
             }
             Content::Image { data, mime_type } => {
                 format!("[image: {mime_type}, {} bytes of base64]", data.len())
+            }
+            other => {
+                let mut text = String::new();
+                other.write_text(&mut text);
+                text
             }
         })
         .collect();

@@ -1,13 +1,14 @@
 //! Our results in MCP's shape.
 
 use cy_tools::definition::OutputSchema;
-use cy_tools::{ToolResult, call::Content};
-use rmcp::model::{CallToolResult, ContentBlock};
+use cy_tools::ToolResult;
+use cy_tools::call::{Content, ResourceBody};
+use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 use serde_json::json;
 
 /// A tool result as a `tools/call` result.
 ///
-/// Text and images map block for block. A JSON block becomes `structuredContent` and, in its
+/// Text, images, audio, embedded resources and resource links map block for block. A JSON block becomes `structuredContent` and, in its
 /// place among the blocks, a text copy of it: the specification asks for one so clients that
 /// ignore `structuredContent` still show it. `structuredContent` is an object, as MCP's schema
 /// says: a value that is not one, or that the tool's output schema wraps
@@ -29,6 +30,36 @@ pub(super) fn call_tool_result(
         match block {
             Content::Text { text } => blocks.push(ContentBlock::text(text)),
             Content::Image { data, mime_type } => blocks.push(ContentBlock::image(data, mime_type)),
+            Content::Audio { data, mime_type } => blocks.push(ContentBlock::audio(data, mime_type)),
+            Content::Resource {
+                uri,
+                mime_type,
+                body,
+            } => blocks.push(ContentBlock::resource(match body {
+                ResourceBody::Text { text } => ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text,
+                    meta: None,
+                },
+                ResourceBody::Blob { blob } => ResourceContents::BlobResourceContents {
+                    uri,
+                    mime_type,
+                    blob,
+                    meta: None,
+                },
+            })),
+            Content::ResourceLink {
+                uri,
+                name,
+                description,
+                mime_type,
+            } => {
+                let mut link = Resource::new(uri, name);
+                link.description = description;
+                link.mime_type = mime_type;
+                blocks.push(ContentBlock::resource_link(link));
+            }
             Content::Json { value } if json_blocks == 1 => {
                 let value = match output {
                     Some(schema) => schema.structured(value),
@@ -115,5 +146,30 @@ mod tests {
             ])
         );
         assert!(wire.get("structuredContent").is_none());
+    }
+
+    #[test]
+    fn audio_resources_and_links_map_block_for_block() {
+        let mut link = Content::link("file:///big.csv", "big.csv");
+        if let Content::ResourceLink { description, mime_type, .. } = &mut link {
+            *description = Some("every row".into());
+            *mime_type = Some("text/csv".into());
+        }
+        let result = ToolResult::text("three")
+            .with_content(Content::audio(b"RIFF", "audio/wav"))
+            .with_content(Content::embedded_text("test://a", "text/plain", "a"))
+            .with_content(Content::embedded_blob("test://b", "application/octet-stream", b"\x01"))
+            .with_content(link);
+        let wire = serde_json::to_value(call_tool_result(result, None)).unwrap();
+        assert_eq!(
+            wire["content"],
+            json!([
+                {"type": "text", "text": "three"},
+                {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"},
+                {"type": "resource", "resource": {"uri": "test://a", "mimeType": "text/plain", "text": "a"}},
+                {"type": "resource", "resource": {"uri": "test://b", "mimeType": "application/octet-stream", "blob": "AQ=="}},
+                {"type": "resource_link", "uri": "file:///big.csv", "name": "big.csv", "description": "every row", "mimeType": "text/csv"},
+            ])
+        );
     }
 }

@@ -16,7 +16,8 @@
 //!   act on. A name the toolset does not have is a JSON-RPC error (`-32602`) naming the tool and
 //!   listing the valid ones.
 //! * Structured results ([`Content::Json`](cy_tools::call::Content::Json)) become `structuredContent`
-//!   plus a text copy; images become image blocks.
+//!   plus a text copy; images, audio, embedded resources and resource links become their MCP
+//!   blocks.
 //! * A `notifications/cancelled` for a call cancels the token that call runs under, so the
 //!   tool's work (a child process, say) stops, and no response is sent for it.
 //! * Over stdio at most [`DEFAULT_MAX_CONCURRENT_CALLS`] calls run at once
@@ -25,6 +26,12 @@
 //! * A call whose request carries a `progressToken` sends the tool's progress
 //!   ([`CallInfo::progress`](cy_tools::CallInfo::progress)) as `notifications/progress`, all of
 //!   them before its result; without a token none are sent.
+//! * The server declares `logging`: a tool's [`CallInfo::log`](cy_tools::CallInfo::log)
+//!   messages reach the client as `notifications/message` before the result, at or above the
+//!   level it set (`logging/setLevel` for a connection, a request's `_meta` log level over any
+//!   transport; `info` until it asks).
+//! * A method the server does not serve (resources, prompts, completion) is answered `-32601`
+//!   naming the methods it serves and what to do.
 //! * A call that needs approval (the session's
 //!   [`ApprovalPolicy`](cy_tools::approval::ApprovalPolicy)) asks the client by elicitation
 //!   before it runs: a 2025-11-25 client over stdio by an `elicitation/create` request, a
@@ -60,6 +67,7 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 mod approval;
+mod call;
 mod call_slots;
 mod call_task;
 mod convert;
@@ -71,11 +79,13 @@ pub mod http;
 mod input_required;
 mod line_check;
 mod lines;
-mod progress;
+mod logging;
+mod notes;
 mod request_state;
 mod serve;
 mod server;
 mod transport;
+mod unsupported;
 
 pub use call_slots::DEFAULT_MAX_CONCURRENT_CALLS;
 pub use error::ServeError;

@@ -1,25 +1,29 @@
 //! `McpServer`: the `rmcp` handler over a toolset.
 
+// MCP 2026-07-28 deprecates logging and the resource subscriptions; 2025-11-25 clients use them.
+#![allow(deprecated)]
+
 use std::sync::Arc;
 
-use cy_tools::{Session, SessionIdentity, ToolCall, ToolContext, Toolset, dialect::Dialect};
+use cy_tools::{Session, SessionIdentity, ToolContext, Toolset, dialect::Dialect};
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode,
-    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
-    ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse, Implementation,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams, Tool,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::runtime::Handle;
 
-use super::approval::{Decided, Eliciting, STATELESS};
+use super::ServeError;
 use super::call_slots::{CallSlots, DEFAULT_MAX_CONCURRENT_CALLS};
-use super::convert::call_tool_result;
-use super::input_required::{Round, approval_round};
-use super::request_state::{Accepted, STATE_KEY_ENV, Scope, StateCodec, StateError, spent_suffix};
-use super::{ServeError, call_task, progress};
-use cy_tools::approval::Decision;
+use super::logging::{self, ConnectionLevel};
+use super::request_state::{STATE_KEY_ENV, StateCodec};
+use super::unsupported;
 
 /// How long a client may keep a `tools/list` answer (2026-07-28's `ttlMs`): the list never
 /// changes while a server runs, so this only bounds how late a client sees a redeployed
@@ -31,28 +35,30 @@ pub const TOOL_LIST_TTL_MS: u64 = 5 * 60 * 1000;
 /// Cloning is cheap: clones share the toolset and its declarations.
 #[derive(Clone)]
 pub struct McpServer {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
     /// Where calls run, when not on the protocol's own runtime.
-    call_runtime: Option<Handle>,
+    pub(super) call_runtime: Option<Handle>,
     /// The cap on calls running at once, when there is one.
-    call_slots: Option<CallSlots>,
+    pub(super) call_slots: Option<CallSlots>,
     /// Who may cache `tools/list` (2026-07-28's `cacheScope`).
     list_scope: CacheScope,
     /// Signs and checks the state of approvals asked in the multi-round form; why not, when
     /// no key could be made.
-    state: Arc<Result<StateCodec, String>>,
+    pub(super) state: Arc<Result<StateCodec, String>>,
     /// Served over stateless HTTP, where no request can reach a 2025-11-25 client mid-call.
-    stateless: bool,
+    pub(super) stateless: bool,
     /// Where approval nonces are spent once for every replica: the shared store, if any.
-    spent_nonces: Option<Arc<dyn cy_tools::approval::SpentNonces>>,
+    pub(super) spent_nonces: Option<Arc<dyn cy_tools::approval::SpentNonces>>,
     /// The workspace approval state is bound to, with the tool's session id and tenant.
-    workspace: Arc<str>,
+    pub(super) workspace: Arc<str>,
+    /// The level of log messages the connection's client asked for.
+    pub(super) log_level: ConnectionLevel,
 }
 
-struct Inner {
+pub(super) struct Inner {
     /// The session every call runs through: the one served ([`McpServer::for_session`]), or
     /// one without a log over the tools given ([`McpServer::new`]).
-    session: Session,
+    pub(super) session: Session,
     /// The MCP declarations, sorted by name: `inventory` gives the registry no order, and
     /// clients (and their caches) expect the same list every time.
     declarations: Vec<Tool>,
@@ -119,7 +125,10 @@ impl McpServer {
         };
         let mut implementation = Implementation::new("cy-tools", env!("CARGO_PKG_VERSION"));
         implementation.title = Some("cy-tools".to_string());
-        let info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let info = ServerConfig::new(ServerCapabilities::builder()
+                .enable_tools()
+                .enable_logging()
+                .build())
             .with_server_info(implementation);
         Ok(McpServer {
             inner: Arc::new(Inner {
@@ -135,6 +144,7 @@ impl McpServer {
             stateless: false,
             spent_nonces: None,
             workspace: workspace.into(),
+            log_level: ConnectionLevel::default(),
         })
     }
 
@@ -231,51 +241,12 @@ impl McpServer {
         self
     }
 
-    /// The session an approval of `tool` is asked and answered in.
-    fn scope(&self, tool: &cy_tools::BoundTool) -> Scope {
-        Scope {
-            session: tool.session().session_id.clone(),
-            tenant: tool.session().tenant.clone(),
-            workspace: self.workspace.to_string(),
-        }
-    }
-
-    /// Whether an accepted state was spent already by another replica: in the shared store
-    /// when there is one (spending it there now, atomically), else in the session's
-    /// execution log (which holds a call once it finished). `Err`: the store could not say,
-    /// and the call must not run.
-    async fn spent_elsewhere(&self, accepted: &Accepted) -> Result<bool, String> {
-        if let Some(nonces) = &self.spent_nonces {
-            return nonces
-                .spend(&accepted.nonce, accepted.expires_ms)
-                .await
-                .map(|spent_here| !spent_here)
-                .map_err(|err| err.to_string());
-        }
-        Ok(self.in_log(&spent_suffix(&accepted.nonce)).await)
-    }
-
-    /// Whether the session's execution log, which replicas serving one stored session share,
-    /// has a call run under an approval state with this suffix: spent by another replica. A
-    /// log that cannot be read counts as not (this replica's own record still holds).
-    async fn in_log(&self, suffix: &str) -> bool {
-        match self.inner.session.entries().await {
-            Ok(entries) => entries.iter().any(|entry| entry.call_id.ends_with(suffix)),
-            Err(err) => {
-                tracing::warn!(
-                    "the execution log could not be read to check an approval state: {err}"
-                );
-                false
-            }
-        }
-    }
-
     /// The tools served, as `tools/list` declares them (sorted by name).
     pub fn declarations(&self) -> &[Tool] {
         &self.inner.declarations
     }
 
-    fn unknown_tool(&self, name: &str) -> ErrorData {
+    pub(super) fn unknown_tool(&self, name: &str) -> ErrorData {
         let inner = &self.inner;
         let valid: Vec<&str> = inner.declarations.iter().map(|d| &*d.name).collect();
         ErrorData::invalid_params(
@@ -321,115 +292,89 @@ impl ServerHandler for McpServer {
 
     async fn call_tool(
         &self,
-        mut request: CallToolRequestParams,
+        request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let name = &*request.name;
-        let session = &self.inner.session;
-        let Some(tool) = session.tools().get(name) else {
-            tracing::debug!(tool = name, "call of an unknown tool");
-            return Err(self.unknown_tool(name));
-        };
-        // Absent arguments are `null`, which the tool contract accepts as "no arguments".
-        let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
-        let mut call = ToolCall::new(context.id.to_string(), arguments);
-        tracing::debug!(tool = name, id = %context.id, "tools/call");
-        let forward = match progress::forwarder(&context) {
-            Some((sink, forward)) => {
-                call = call.with_progress(sink);
-                Some(forward)
-            }
-            None => None,
-        };
-        // Arguments that fail the call's checks are answered as such, without asking anybody;
-        // those that pass are parsed once, here, for the question and the call.
-        if tool.needs_approval() && tool.check_arguments(&mut call.arguments) {
-            let modern = context
-                .protocol_version()
-                .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-            if modern {
-                // 2026-07-28 has no server-to-client requests: the question goes back as the
-                // answer, and the call comes again with the user's answer.
-                let state = self.state.as_ref().as_ref().map_err(String::as_str);
-                let scope = self.scope(tool);
-                match approval_round(state, &scope, &request, &context, tool, &call.arguments) {
-                    Round::Ask(input_required) => {
-                        return Ok(CallToolResponse::InputRequired(input_required));
-                    }
-                    Round::Decided(decision) => {
-                        let decided = Decided::new(call.id.clone(), decision);
-                        call = call.with_approver(Arc::new(decided));
-                    }
-                    Round::Answered(decision, accepted) => {
-                        let decision = match self.spent_elsewhere(&accepted).await {
-                            Ok(false) => decision,
-                            Ok(true) => Decision::Unavailable {
-                                reason: StateError::Replayed.to_string(),
-                            },
-                            Err(err) => Decision::Unavailable {
-                                reason: format!(
-                                    "the approval state could not be spent in the session store ({err}); call the tool again once the store is reachable"
-                                ),
-                            },
-                        };
-                        // Under an id naming the state, so the log shows it spent.
-                        call.id.push_str(&spent_suffix(&accepted.nonce));
-                        let decided = Decided::new(call.id.clone(), decision);
-                        call = call.with_approver(Arc::new(decided));
-                    }
-                }
-            } else if self.stateless {
-                let refused = Decision::Unavailable {
-                    reason: STATELESS.to_string(),
-                };
-                let decided = Decided::new(call.id.clone(), refused);
-                call = call.with_approver(Arc::new(decided));
-            } else {
-                call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
-            }
+        self.call(request, context).await
+    }
+
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        // Stateless HTTP keeps nothing between requests: a level set here would be every
+        // client's. Each call there is at its own `_meta` level, else the default.
+        if self.stateless {
+            tracing::debug!(level = ?request.level, "logging/setLevel over stateless HTTP changes nothing");
+        } else {
+            self.log_level.set(logging::from_mcp(request.level));
         }
-        // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
-        // (and when the connection closes): the same token the tool body and its processes see.
-        let cancel = &context.ct;
-        let run = async {
-            let _slot = match &self.call_slots {
-                Some(slots) => match slots.take(cancel).await {
-                    Some(slot) => Some(slot),
-                    // Cancelled while waiting: no answer is sent for it, and it never ran.
-                    None => {
-                        return cy_tools::ToolResult::error(format!(
-                            "the call to `{name}` was cancelled while it waited for one of the {} calls that may run at once",
-                            slots.max()
-                        ));
-                    }
-                },
-                None => None,
-            };
-            match &self.call_runtime {
-                // Another runtime's task owns what it uses: the session and tool are shared
-                // counts, cloned only on this path.
-                Some(runtime) => {
-                    let (session, tool, cancel) = (session.clone(), tool.clone(), cancel.clone());
-                    let run = async move { session.execute_tool(&tool, call, &cancel).await };
-                    call_task::run_on(runtime, name, run).await
-                }
-                None => session.execute_tool(tool, call, cancel).await,
-            }
-        };
-        // The call's reports are all sent before its answer: the forwarder ends only once the
-        // call, and with it the sink, is gone.
-        // Without a progress token there is nothing to wait for, and no join around the call.
-        let result = match forward {
-            Some(forward) => tokio::join!(run, forward).0,
-            None => run.await,
-        };
-        if result.is_error {
-            tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
-        }
-        Ok(CallToolResponse::Complete(call_tool_result(
-            result,
-            tool.output_schema(),
-        )))
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        _request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        Err(unsupported::method("completion/complete"))
+    }
+
+    async fn get_prompt(
+        &self,
+        _request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        Err(unsupported::method("prompts/get"))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Err(unsupported::method("prompts/list"))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Err(unsupported::method("resources/list"))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Err(unsupported::method("resources/templates/list"))
+    }
+
+    async fn read_resource(
+        &self,
+        _request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        Err(unsupported::method("resources/read"))
+    }
+
+    async fn subscribe(
+        &self,
+        _request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(unsupported::method("resources/subscribe"))
+    }
+
+    async fn unsubscribe(
+        &self,
+        _request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        Err(unsupported::method("resources/unsubscribe"))
     }
 
     /// `rmcp` hands over as a custom request whatever does not parse as a known one, so a
@@ -454,11 +399,7 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
-        Err(ErrorData::new(
-            ErrorCode::METHOD_NOT_FOUND,
-            format!("unknown method `{}`", request.method),
-            None,
-        ))
+        Err(unsupported::method(&request.method))
     }
 }
 

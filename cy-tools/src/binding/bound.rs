@@ -289,6 +289,7 @@ impl BoundTool {
         // Closed however the call ends, so nothing is reported once it has answered.
         let _close_progress = progress.as_ref().map(CloseOnDrop);
         let info = CallInfo::new(
+            name,
             &call_id,
             own_token.as_ref().unwrap_or(cancel),
             progress.as_ref(),

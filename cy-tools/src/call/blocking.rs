@@ -7,6 +7,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::info::CallInfo;
+use super::log::LogSink;
 use super::result::ToolResult;
 use crate::BoxFuture;
 use crate::approval::Approver;
@@ -19,7 +20,8 @@ use crate::capability::{CapabilitySet, Ctx};
 /// a few `Arc`s; the call's id, its cancellation token and its approver), because a thread of
 /// the pool may outlive the call: a cancelled or timed-out call stops waiting, but the thread
 /// runs the function to its end (a long body can watch `call.cancel`). Progress reports are
-/// not carried over: `wants_progress()` is `false` in a sync tool.
+/// not carried over: `wants_progress()` is `false` in a sync tool. Log messages are: a
+/// message logged after the call answered has nowhere to go, and is dropped.
 ///
 /// Outside a tokio runtime the body runs in place.
 pub fn run_blocking<'a, C, F>(
@@ -37,10 +39,17 @@ where
         id: call.id.to_string(),
         cancel: call.cancel.clone(),
         approver: call.approver().cloned(),
+        log: call.log_sink().cloned(),
     };
     let run = move || {
         let ctx = Ctx::<C>::assume_checked(&owned.context);
-        let call = CallInfo::owned(&owned.id, &owned.cancel, owned.approver.as_ref());
+        let call = CallInfo::owned(
+            tool,
+            &owned.id,
+            &owned.cancel,
+            owned.approver.as_ref(),
+            owned.log.as_ref(),
+        );
         body(ctx, call)
     };
     match tokio::runtime::Handle::try_current() {
@@ -72,4 +81,5 @@ struct OwnedCall {
     id: String,
     cancel: CancellationToken,
     approver: Option<Arc<dyn Approver>>,
+    log: Option<Arc<dyn LogSink>>,
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::log::{self, LogLevel, LogMessage, LogSink};
 use super::progress::{ProgressGate, ProgressSink};
 use crate::approval::Approver;
 
@@ -33,14 +34,16 @@ pub struct ToolCall {
     hooks: CallHooks,
 }
 
-/// What the host of one call gives it besides the call: where its progress goes, and who is
-/// asked to approve it.
+/// What the host of one call gives it besides the call: where its progress and its log
+/// messages go, and who is asked to approve it.
 #[derive(Clone, Default)]
 pub struct CallHooks {
     /// Receives the call's progress reports.
     pub progress: Option<Arc<dyn ProgressSink>>,
     /// Asked before the call runs, when it needs approval (before the session's own).
     pub approver: Option<Arc<dyn Approver>>,
+    /// Receives the call's log messages; without one they go to the host's `tracing` log.
+    pub log: Option<Arc<dyn LogSink>>,
 }
 
 impl PartialEq for CallHooks {
@@ -55,6 +58,7 @@ impl std::fmt::Debug for CallHooks {
         f.debug_struct("CallHooks")
             .field("progress", &self.progress.is_some())
             .field("approver", &self.approver.is_some())
+            .field("log", &self.log.is_some())
             .finish()
     }
 }
@@ -94,6 +98,13 @@ impl ToolCall {
         self
     }
 
+    /// The same call, its log messages going to `sink` (see [`CallInfo::log`]).
+    #[must_use]
+    pub fn with_log(mut self, sink: Arc<dyn LogSink>) -> Self {
+        self.hooks.log = Some(sink);
+        self
+    }
+
     /// The same call with all of `hooks`.
     #[must_use]
     pub fn with_hooks(mut self, hooks: CallHooks) -> Self {
@@ -122,6 +133,9 @@ pub struct CallInfo<'a> {
     pub cancel: &'a CancellationToken,
     progress: Option<&'a ProgressGate>,
     approver: Option<&'a Arc<dyn Approver>>,
+    log: Option<&'a Arc<dyn LogSink>>,
+    /// The tool's name, for its log messages.
+    tool: &'a str,
 }
 
 impl std::fmt::Debug for CallInfo<'_> {
@@ -131,6 +145,7 @@ impl std::fmt::Debug for CallInfo<'_> {
             .field("cancel", self.cancel)
             .field("progress", &self.progress.is_some())
             .field("approver", &self.approver.is_some())
+            .field("log", &self.log.is_some())
             .finish()
     }
 }
@@ -143,10 +158,13 @@ impl<'a> CallInfo<'a> {
             cancel,
             progress: None,
             approver: None,
+            log: None,
+            tool: "",
         }
     }
 
     pub(crate) fn new(
+        tool: &'a str,
         id: &'a str,
         cancel: &'a CancellationToken,
         progress: Option<&'a ProgressGate>,
@@ -157,21 +175,58 @@ impl<'a> CallInfo<'a> {
             cancel,
             progress,
             approver: hooks.approver.as_ref(),
+            log: hooks.log.as_ref(),
+            tool,
         }
     }
 
     /// Per-call data made from owned copies, for a sync tool's thread (no progress: see
     /// `call::blocking`).
     pub(crate) fn owned(
+        tool: &'a str,
         id: &'a str,
         cancel: &'a CancellationToken,
         approver: Option<&'a Arc<dyn Approver>>,
+        log: Option<&'a Arc<dyn LogSink>>,
     ) -> Self {
         CallInfo {
             id,
             cancel,
             progress: None,
             approver,
+            log,
+            tool,
+        }
+    }
+
+    /// Logs `data` (a string, or any JSON) at `level` for whoever runs the call: an MCP
+    /// client as `notifications/message` (when it asked for that level or less, sent before
+    /// the call's answer), else the host's own log. See [`LogSink`].
+    pub fn log(&self, level: LogLevel, data: impl Into<serde_json::Value>) {
+        match self.log {
+            Some(sink) if sink.accepts(level) => sink.log(LogMessage {
+                level,
+                logger: self.tool.to_string(),
+                data: data.into(),
+            }),
+            Some(_) => {}
+            None => log::to_tracing(self.tool, self.id, level, &data.into()),
+        }
+    }
+
+    /// Whether a message at `level` goes anywhere a person sees it from this call: so a tool
+    /// can skip making an expensive one. Without a sink, `tracing` decides.
+    pub fn wants_log(&self, level: LogLevel) -> bool {
+        match self.log {
+            Some(sink) => sink.accepts(level),
+            None => match level {
+                LogLevel::Debug => tracing::enabled!(target: "cy_tools::tool", tracing::Level::DEBUG),
+                LogLevel::Info | LogLevel::Notice => {
+                    tracing::enabled!(target: "cy_tools::tool", tracing::Level::INFO)
+                }
+                LogLevel::Warning => tracing::enabled!(target: "cy_tools::tool", tracing::Level::WARN),
+                _ => tracing::enabled!(target: "cy_tools::tool", tracing::Level::ERROR),
+            },
         }
     }
 
@@ -179,9 +234,11 @@ impl<'a> CallInfo<'a> {
     /// person, which is only made when somebody listens. Costs a branch when nobody does.
     ///
     /// Hosts deliver it as they can (MCP progress notifications, a line on a terminal, an
-    /// application's callback). Only values larger than the last one delivered are passed
-    /// on, at most one per [`PROGRESS_INTERVAL`](crate::call::PROGRESS_INTERVAL), none once the call
-    /// has answered: a tool can report on every item without a thought for its listener.
+    /// application's callback). Only values larger than the last one are passed on, at most
+    /// one per [`PROGRESS_INTERVAL`](crate::call::PROGRESS_INTERVAL) (one that comes sooner is
+    /// held back, and delivered before the answer unless a later one replaced it), none once
+    /// the call has answered: a tool can report on every item without a thought for its
+    /// listener.
     pub fn progress(&self, done: f64, total: Option<f64>, message: impl FnOnce() -> String) {
         if let Some(gate) = self.progress {
             gate.report(done, total, message);
@@ -191,6 +248,11 @@ impl<'a> CallInfo<'a> {
     /// Whether anybody listens to [`progress`](Self::progress) (so a tool can skip counting).
     pub fn wants_progress(&self) -> bool {
         self.progress.is_some()
+    }
+
+    /// Where the call's log messages go, for a sync tool's thread.
+    pub(crate) fn log_sink(&self) -> Option<&'a Arc<dyn LogSink>> {
+        self.log
     }
 
     /// Who the call's host asks to approve calls, for calls this one makes in turn (code run

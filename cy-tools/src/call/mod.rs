@@ -11,8 +11,10 @@ use crate::BoxFuture;
 
 pub(crate) mod args;
 pub(crate) mod blocking;
+mod content;
 pub(crate) mod info;
 pub(crate) mod into_result;
+mod log;
 mod problem;
 mod progress;
 pub(crate) mod result;
@@ -25,11 +27,12 @@ mod taking_differential;
 pub use info::CallHooks;
 pub(crate) use info::{CallInfo, ToolCall};
 pub use into_result::IntoToolResult;
+pub use log::{LogLevel, LogMessage, LogSink};
 
 pub use problem::{ArgProblem, ArgsError, ProblemKind};
 pub(crate) use progress::ProgressGate;
 pub use progress::{PROGRESS_INTERVAL, Progress, ProgressSink};
-pub use result::Content;
+pub use content::{Content, ResourceBody};
 pub(crate) use result::ToolResult;
 
 /// Boxes a tool body's future and converts its output into a [`ToolResult`]: what `#[tool]`

@@ -1,57 +1,9 @@
 //! What a tool call answers: content the model sees, an error flag, and host-only details.
 
-use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One block of what the model sees.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum Content {
-    /// Plain text.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// An image, base64-encoded as every provider expects it.
-    Image {
-        /// Base64 (standard alphabet, padded) of the image bytes.
-        data: String,
-        /// The image's media type, for example `image/png`.
-        mime_type: String,
-    },
-    /// Structured JSON (MCP `structuredContent`; providers without it get it as text).
-    Json {
-        /// The value.
-        value: Value,
-    },
-}
-
-impl Content {
-    /// A text block.
-    pub fn text(text: impl Into<String>) -> Self {
-        Content::Text { text: text.into() }
-    }
-
-    /// An image block from raw bytes.
-    ///
-    /// ```
-    /// use cy_tools::call::Content;
-    /// let img = Content::image(&[0x89, b'P', b'N', b'G'], "image/png");
-    /// assert_eq!(img, Content::Image { data: "iVBORw==".into(), mime_type: "image/png".into() });
-    /// ```
-    pub fn image(bytes: &[u8], mime_type: impl Into<String>) -> Self {
-        Content::Image {
-            data: base64::engine::general_purpose::STANDARD.encode(bytes),
-            mime_type: mime_type.into(),
-        }
-    }
-
-    /// A structured JSON block.
-    pub fn json(value: Value) -> Self {
-        Content::Json { value }
-    }
-}
+use super::content::Content;
 
 /// The answer to one tool call.
 ///
@@ -119,23 +71,16 @@ impl ToolResult {
         self
     }
 
-    /// All content as text, blocks separated by newlines: JSON rendered compactly, images as
-    /// `[image: mime]`. This is what a text-only client shows.
+    /// All content as text, blocks separated by newlines: JSON rendered compactly, media and
+    /// resources as a line naming them (see [`Content::write_text`]). This is what a text-only
+    /// client shows.
     pub fn text_content(&self) -> String {
         let mut out = String::new();
         for (i, block) in self.content.iter().enumerate() {
             if i > 0 {
                 out.push('\n');
             }
-            match block {
-                Content::Text { text } => out.push_str(text),
-                Content::Json { value } => out.push_str(&value.to_string()),
-                Content::Image { mime_type, .. } => {
-                    out.push_str("[image: ");
-                    out.push_str(mime_type);
-                    out.push(']');
-                }
-            }
+            block.write_text(&mut out);
         }
         out
     }

@@ -22,6 +22,9 @@ pub fn schemas_generated() -> usize {
 #[derive(Debug)]
 pub struct Schema {
     value: Value,
+    /// The canonical schema with the `$schema` the tool's own schema named, when it named one:
+    /// what the MCP export declares.
+    with_meta_schema: Option<Value>,
     properties: Vec<String>,
     fields: Vec<Field>,
     field_list: String,
@@ -69,7 +72,7 @@ impl Schema {
                 "the parameter schema must be a JSON object, got `{schema}`"
             ));
         };
-        root.remove("$schema");
+        let meta_schema = root.remove("$schema");
         root.remove("title");
         root.remove("description");
         match root.get("type") {
@@ -103,8 +106,14 @@ impl Schema {
         root.insert("additionalProperties".into(), Value::Bool(false));
         let fields = describe_fields(&root);
         let field_list = list_fields(&fields);
+        let with_meta_schema = meta_schema.map(|uri| {
+            let mut declared = root.clone();
+            declared.insert("$schema".into(), uri);
+            Value::Object(declared)
+        });
         Ok(Schema {
             value: Value::Object(root),
+            with_meta_schema,
             properties,
             fields,
             field_list,
@@ -114,6 +123,22 @@ impl Schema {
     /// The canonical schema.
     pub fn value(&self) -> &Value {
         &self.value
+    }
+
+    /// The canonical schema with the `$schema` (the JSON Schema dialect) that the tool's own
+    /// schema named, or the canonical schema when it named none: what MCP's export declares,
+    /// since MCP clients read `$schema` (a raw tool's, say, written for 2020-12), while the
+    /// provider dialects leave it out.
+    ///
+    /// ```
+    /// use cy_tools::definition::Schema;
+    /// let uri = "https://json-schema.org/draft/2020-12/schema";
+    /// let schema = Schema::canonical(serde_json::json!({"$schema": uri, "type": "object"})).unwrap();
+    /// assert!(schema.value().get("$schema").is_none());
+    /// assert_eq!(schema.with_meta_schema()["$schema"], uri);
+    /// ```
+    pub fn with_meta_schema(&self) -> &Value {
+        self.with_meta_schema.as_ref().unwrap_or(&self.value)
     }
 
     /// Root property names, sorted.

@@ -42,7 +42,7 @@ fn declaration<'a>(tool: &'a ToolParts<'a>) -> Declaration<'a> {
         name: tool.name,
         title: a.title,
         description: tool.description,
-        input_schema: tool.parameters,
+        input_schema: tool.mcp_parameters,
         output_schema: tool.output_schema.map(OutputSchema::value),
         annotations: Annotations {
             title: a.title,

@@ -23,6 +23,22 @@
 //! maps the provider's calls back (`github.create_issue` becomes `github_create_issue`, unless
 //! another tool has that name). The model loop of `cy-tools-agent` declares toolsets that way.
 //!
+//! # Results
+//!
+//! What each host sends the model of a result's [`Content`](crate::call::Content) blocks:
+//!
+//! | block | MCP | Anthropic (`cy-tools-agent`) | OpenAI (`cy-tools-agent`), and any text-only host |
+//! |---|---|---|---|
+//! | text, JSON | `text` (JSON also as `structuredContent`) | `text` | text |
+//! | image | `image` | `image` | the line `[image: image/png]` |
+//! | audio | `audio` | the line `[audio: audio/wav, 4 bytes]` | the same line |
+//! | embedded text resource | `resource` | `document` (text source, titled by its URI) | the line `[resource <uri> (<type>)]`, then its text |
+//! | embedded binary resource | `resource` | `document` for a PDF, `image` for an image, else the line | the line `[resource <uri> (<type>), <n> bytes]` |
+//! | resource link | `resource_link` | the line `[resource link: <name> <<uri>>]` | the same line |
+//!
+//! The lines are [`Content::write_text`](crate::call::Content::write_text)'s, so a model without
+//! a place for a kind still learns that it is there and what it is.
+//!
 //! ```
 //! use cy_tools::{SessionIdentity, ToolContext, ToolRegistry, dialect::Dialect};
 //! # use cy_tools::{BoxFuture, CallInfo, Ctx, ToolResult, definition::ToolDefinition};
@@ -144,6 +160,7 @@ impl Dialect {
             name,
             description: definition.description(),
             parameters: schema.value(),
+            mcp_parameters: schema.with_meta_schema(),
             annotations: definition.annotations(),
             output_schema: definition.output_schema(),
         })
@@ -266,6 +283,8 @@ pub(crate) struct ToolParts<'a> {
     pub(crate) name: &'a str,
     pub(crate) description: &'a str,
     pub(crate) parameters: &'a Value,
+    /// The parameters as MCP declares them: with the tool's own `$schema`, when it named one.
+    pub(crate) mcp_parameters: &'a Value,
     pub(crate) annotations: ToolAnnotations,
     pub(crate) output_schema: Option<&'a OutputSchema>,
 }
@@ -276,6 +295,7 @@ impl<'a> ToolParts<'a> {
             name: tool.name(),
             description: tool.description(),
             parameters: tool.parameters(),
+            mcp_parameters: tool.schema().with_meta_schema(),
             annotations: tool.annotations(),
             output_schema: tool.output_schema(),
         }

@@ -1,0 +1,174 @@
+//! `tools/call`: the path of one call through the server.
+
+use std::sync::Arc;
+
+use cy_tools::ToolCall;
+use cy_tools::approval::Decision;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+
+use super::approval::{Decided, Eliciting, STATELESS};
+use super::convert::call_tool_result;
+use super::input_required::{Round, approval_round};
+use super::request_state::{Accepted, Scope, StateError, spent_suffix};
+use super::server::McpServer;
+use super::{call_task, notes};
+
+impl McpServer {
+    /// One `tools/call`: the tool looked up once, approval asked when the session's policy
+    /// says so (in the form the client's protocol allows), then the session's one call path,
+    /// with the call's progress and log messages sent before its answer.
+    pub(super) async fn call(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let name = &*request.name;
+        let session = &self.inner.session;
+        let Some(tool) = session.tools().get(name) else {
+            tracing::debug!(tool = name, "call of an unknown tool");
+            return Err(self.unknown_tool(name));
+        };
+        // Absent arguments are `null`, which the tool contract accepts as "no arguments".
+        let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
+        let mut call = ToolCall::new(context.id.to_string(), arguments);
+        tracing::debug!(tool = name, id = %context.id, "tools/call");
+        let (notes, forward) = notes::forwarder(&context, self.log_level.for_request(&context));
+        if let Some(sink) = &notes.progress {
+            call = call.with_progress(Arc::clone(sink));
+        }
+        call = call.with_log(Arc::clone(&notes.log));
+        // Arguments that fail the call's checks are answered as such, without asking anybody;
+        // those that pass are parsed once, here, for the question and the call.
+        if tool.needs_approval() && tool.check_arguments(&mut call.arguments) {
+            let modern = context
+                .protocol_version()
+                .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+            if modern {
+                // 2026-07-28 has no server-to-client requests: the question goes back as the
+                // answer, and the call comes again with the user's answer.
+                let state = self.state.as_ref().as_ref().map_err(String::as_str);
+                let scope = self.scope(tool);
+                match approval_round(state, &scope, &request, &context, tool, &call.arguments) {
+                    Round::Ask(input_required) => {
+                        return Ok(CallToolResponse::InputRequired(input_required));
+                    }
+                    Round::Decided(decision) => {
+                        let decided = Decided::new(call.id.clone(), decision);
+                        call = call.with_approver(Arc::new(decided));
+                    }
+                    Round::Answered(decision, accepted) => {
+                        let decision = match self.spent_elsewhere(&accepted).await {
+                            Ok(false) => decision,
+                            Ok(true) => Decision::Unavailable {
+                                reason: StateError::Replayed.to_string(),
+                            },
+                            Err(err) => Decision::Unavailable {
+                                reason: format!(
+                                    "the approval state could not be spent in the session store ({err}); call the tool again once the store is reachable"
+                                ),
+                            },
+                        };
+                        // Under an id naming the state, so the log shows it spent.
+                        call.id.push_str(&spent_suffix(&accepted.nonce));
+                        let decided = Decided::new(call.id.clone(), decision);
+                        call = call.with_approver(Arc::new(decided));
+                    }
+                }
+            } else if self.stateless {
+                let refused = Decision::Unavailable {
+                    reason: STATELESS.to_string(),
+                };
+                let decided = Decided::new(call.id.clone(), refused);
+                call = call.with_approver(Arc::new(decided));
+            } else {
+                call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
+            }
+        }
+        // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
+        // (and when the connection closes): the same token the tool body and its processes see.
+        let cancel = &context.ct;
+        let run = async {
+            let _slot = match &self.call_slots {
+                Some(slots) => match slots.take(cancel).await {
+                    Some(slot) => Some(slot),
+                    // Cancelled while waiting: no answer is sent for it, and it never ran.
+                    None => {
+                        return cy_tools::ToolResult::error(format!(
+                            "the call to `{name}` was cancelled while it waited for one of the {} calls that may run at once",
+                            slots.max()
+                        ));
+                    }
+                },
+                None => None,
+            };
+            match &self.call_runtime {
+                // Another runtime's task owns what it uses: the session and tool are shared
+                // counts, cloned only on this path.
+                Some(runtime) => {
+                    let (session, tool, cancel) = (session.clone(), tool.clone(), cancel.clone());
+                    let run = async move { session.execute_tool(&tool, call, &cancel).await };
+                    call_task::run_on(runtime, name, run).await
+                }
+                None => session.execute_tool(tool, call, cancel).await,
+            }
+        };
+        // The call's notes are all sent before its answer: the sender ends only once the call
+        // has answered and what it queued is sent.
+        let run = async {
+            let result = run.await;
+            notes.finish();
+            result
+        };
+        let result = tokio::join!(run, forward).0;
+        if result.is_error {
+            tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
+        }
+        Ok(CallToolResponse::Complete(call_tool_result(
+            result,
+            tool.output_schema(),
+        )))
+    }
+
+    /// The session an approval of `tool` is asked and answered in.
+    fn scope(&self, tool: &cy_tools::BoundTool) -> Scope {
+        Scope {
+            session: tool.session().session_id.clone(),
+            tenant: tool.session().tenant.clone(),
+            workspace: self.workspace.to_string(),
+        }
+    }
+
+    /// Whether an accepted state was spent already by another replica: in the shared store
+    /// when there is one (spending it there now, atomically), else in the session's
+    /// execution log (which holds a call once it finished). `Err`: the store could not say,
+    /// and the call must not run.
+    async fn spent_elsewhere(&self, accepted: &Accepted) -> Result<bool, String> {
+        if let Some(nonces) = &self.spent_nonces {
+            return nonces
+                .spend(&accepted.nonce, accepted.expires_ms)
+                .await
+                .map(|spent_here| !spent_here)
+                .map_err(|err| err.to_string());
+        }
+        Ok(self.in_log(&spent_suffix(&accepted.nonce)).await)
+    }
+
+    /// Whether the session's execution log, which replicas serving one stored session share,
+    /// has a call run under an approval state with this suffix: spent by another replica. A
+    /// log that cannot be read counts as not (this replica's own record still holds).
+    async fn in_log(&self, suffix: &str) -> bool {
+        match self.inner.session.entries().await {
+            Ok(entries) => entries.iter().any(|entry| entry.call_id.ends_with(suffix)),
+            Err(err) => {
+                tracing::warn!(
+                    "the execution log could not be read to check an approval state: {err}"
+                );
+                false
+            }
+        }
+    }
+
+}

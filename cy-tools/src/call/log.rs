@@ -1,0 +1,109 @@
+//! Messages a call logs for its caller: MCP's `notifications/message`, or the host's own log.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How much a log message matters, as MCP (and syslog) order them: `Debug` least.
+///
+/// ```
+/// use cy_tools::call::LogLevel;
+/// assert!(LogLevel::Warning > LogLevel::Info);
+/// assert_eq!(serde_json::to_value(LogLevel::Warning).unwrap(), "warning");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogLevel {
+    /// Detail for whoever debugs the tool.
+    Debug,
+    /// What the tool is doing.
+    Info,
+    /// Normal but worth noticing.
+    Notice,
+    /// Something may be wrong.
+    Warning,
+    /// Something failed.
+    Error,
+    /// A part of the system failed.
+    Critical,
+    /// Somebody must act now.
+    Alert,
+    /// The system is unusable.
+    Emergency,
+}
+
+/// One message a call logged: its level, the tool's name (MCP's `logger`) and any JSON.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogMessage {
+    /// How much it matters.
+    pub level: LogLevel,
+    /// The tool that logged it.
+    pub logger: String,
+    /// What it says: a string, or any JSON.
+    pub data: Value,
+}
+
+/// Where a host receives what one call logs: an MCP server sends `notifications/message` to
+/// its client, at or above the level the client set. Any `Fn(LogMessage)` is one (taking
+/// every level).
+///
+/// Without one (the command line, the model loop) a call's messages go to the host's own log
+/// (`tracing`, target `cy_tools::tool`), with the tool's name and the call's id.
+///
+/// `log` is called on the tool's task, so it must not block.
+///
+/// ```
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use std::sync::{Arc, Mutex};
+/// use cy_tools::prelude::*;
+/// use cy_tools::call::{LogLevel, LogMessage};
+/// use cy_tools::binding::bind_tool;
+///
+/// /// Tidies up, saying what it does.
+/// #[tool(register = false)]
+/// async fn tidy(call: CallInfo<'_>) -> &'static str {
+///     call.log(LogLevel::Info, "tidying");
+///     call.log(LogLevel::Debug, serde_json::json!({"files": 3}));
+///     "tidy"
+/// }
+///
+/// let seen = Arc::new(Mutex::new(Vec::new()));
+/// let sink = Arc::clone(&seen);
+/// let tool = bind_tool(&TIDY, ToolContext::new(SessionIdentity::root("s", "t"))).unwrap();
+/// let call = ToolCall::new("c1", serde_json::json!({}))
+///     .with_log(Arc::new(move |m: LogMessage| sink.lock().unwrap().push((m.level, m.logger, m.data))));
+/// assert_eq!(tool.execute(call, &CancellationToken::new()).await.text_content(), "tidy");
+/// assert_eq!(seen.lock().unwrap()[0], (LogLevel::Info, "tidy".to_string(), "tidying".into()));
+/// assert_eq!(seen.lock().unwrap().len(), 2);
+/// # });
+/// ```
+pub trait LogSink: Send + Sync {
+    /// Whether messages at `level` are wanted (those below it are not even made).
+    fn accepts(&self, level: LogLevel) -> bool {
+        let _ = level;
+        true
+    }
+
+    /// Receives one message.
+    fn log(&self, message: LogMessage);
+}
+
+impl<F: Fn(LogMessage) + Send + Sync> LogSink for F {
+    fn log(&self, message: LogMessage) {
+        self(message);
+    }
+}
+
+/// A message logged by a call whose host gave it no sink: into the host's `tracing` log.
+pub(crate) fn to_tracing(tool: &str, call: &str, level: LogLevel, data: &Value) {
+    const TARGET: &str = "cy_tools::tool";
+    // A string is logged as it is, anything else as its JSON.
+    let text = data.as_str().map_or_else(|| data.to_string(), str::to_string);
+    match level {
+        LogLevel::Debug => tracing::debug!(target: TARGET, tool, call, "{text}"),
+        LogLevel::Info | LogLevel::Notice => tracing::info!(target: TARGET, tool, call, "{text}"),
+        LogLevel::Warning => tracing::warn!(target: TARGET, tool, call, "{text}"),
+        LogLevel::Error | LogLevel::Critical | LogLevel::Alert | LogLevel::Emergency => {
+            tracing::error!(target: TARGET, tool, call, ?level, "{text}");
+        }
+    }
+}
