@@ -42,6 +42,8 @@ impl Terminal {
             approver: self
                 .asks
                 .then(|| Arc::new(AskOnTerminal) as Arc<dyn cy_tools::approval::Approver>),
+            // The tool's log messages go to the command's own log (stderr, by `--log`).
+            log: None,
         }
     }
 

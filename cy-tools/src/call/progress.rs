@@ -168,7 +168,10 @@ impl std::fmt::Debug for ProgressGate {
 mod tests {
     use super::*;
 
-    fn recording() -> (ProgressGate, Arc<Mutex<Vec<(f64, Option<String>)>>>) {
+    /// What a gate delivered: each report's value and message.
+    type Seen = Arc<Mutex<Vec<(f64, Option<String>)>>>;
+
+    fn recording() -> (ProgressGate, Seen) {
         let seen = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&seen);
         let gate = ProgressGate::new(Arc::new(move |p: Progress| {

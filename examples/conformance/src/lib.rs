@@ -1,0 +1,67 @@
+//! The tools the official MCP conformance suite (`@modelcontextprotocol/conformance`) calls,
+//! written as an application writes tools with cy-tools, and served over streamable HTTP.
+//!
+//! Each module shows one part of what a tool can answer or do while it runs:
+//!
+//! * [`content`]: text, an image, audio, an embedded resource, several kinds at once, and an
+//!   error the model reads;
+//! * [`notes`]: log messages and progress sent to the client while the call runs;
+//! * [`schema`]: a tool with a hand-written JSON Schema 2020-12 (`$schema`, `$defs`), declared
+//!   to MCP clients as written.
+//!
+//! The scenarios the suite still fails are named in `expected-failures.yml`, each with the
+//! issue that takes it.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+//! let server = example_conformance::bind("127.0.0.1:0".parse()?).await?;
+//! println!("http://{}/mcp", server.local_addr()?);
+//! server.run().await?;
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod content;
+pub mod notes;
+pub mod schema;
+
+use std::net::SocketAddr;
+
+use cy_tools::{SessionIdentity, ToolContext, ToolRegistry};
+use cy_tools_mcp::McpServer;
+use cy_tools_mcp::http::{McpHttpAuth, McpHttpConfig, McpHttpServer};
+
+/// The names of the suite's tools this application serves.
+pub const TOOLS: [&str; 9] = [
+    "test_simple_text",
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+    "test_error_handling",
+    "test_tool_with_logging",
+    "test_tool_with_progress",
+    schema::NAME,
+];
+
+/// An MCP server over [`TOOLS`]: the linked `#[tool]`s and the hand-written schema tool.
+///
+/// # Errors
+/// A tool is missing or cannot be declared (a bug in this example).
+pub fn server() -> Result<McpServer, Box<dyn std::error::Error + Send + Sync>> {
+    let mut registry = ToolRegistry::linked()?;
+    registry.register(schema::NAME, &schema::JSON_SCHEMA_2020_12_TOOL)?;
+    let context = ToolContext::new(SessionIdentity::root("conformance", "local"));
+    let tools = registry.try_build(&TOOLS, context)?;
+    Ok(McpServer::new(tools)?)
+}
+
+/// The server bound to `addr` over streamable HTTP, without a token (the suite sends none), so
+/// only on a loopback address.
+///
+/// # Errors
+/// As [`server`]; the address cannot be bound or is not a loopback one.
+pub async fn bind(addr: SocketAddr) -> Result<McpHttpServer, Box<dyn std::error::Error + Send + Sync>> {
+    let config = McpHttpConfig::new(addr, McpHttpAuth::NoToken);
+    Ok(McpHttpServer::bind(config, server()?).await?)
+}
