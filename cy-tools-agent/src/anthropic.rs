@@ -408,9 +408,21 @@ mod tests {
         let result = ToolResult::text("t")
             .with_content(Content::audio(b"RIFF", "audio/wav"))
             .with_content(Content::embedded_text("test://a", "text/markdown", "# A"))
-            .with_content(Content::embedded_blob("file:///a.pdf", "application/pdf", b"%PDF"))
-            .with_content(Content::embedded_blob("file:///a.png", "image/png", b"\x89PNG"))
-            .with_content(Content::embedded_blob("file:///a.bin", "application/octet-stream", b"\x00"))
+            .with_content(Content::embedded_blob(
+                "file:///a.pdf",
+                "application/pdf",
+                b"%PDF",
+            ))
+            .with_content(Content::embedded_blob(
+                "file:///a.png",
+                "image/png",
+                b"\x89PNG",
+            ))
+            .with_content(Content::embedded_blob(
+                "file:///a.bin",
+                "application/octet-stream",
+                b"\x00",
+            ))
             .with_content(Content::link("file:///big.csv", "big.csv"));
         assert_eq!(
             result_blocks(&result),

@@ -170,5 +170,4 @@ impl McpServer {
             }
         }
     }
-
 }

@@ -1,8 +1,8 @@
 //! Our results in MCP's shape.
 
-use cy_tools::definition::OutputSchema;
 use cy_tools::ToolResult;
 use cy_tools::call::{Content, ResourceBody};
+use cy_tools::definition::OutputSchema;
 use rmcp::model::{CallToolResult, ContentBlock, Resource, ResourceContents};
 use serde_json::json;
 
@@ -151,14 +151,23 @@ mod tests {
     #[test]
     fn audio_resources_and_links_map_block_for_block() {
         let mut link = Content::link("file:///big.csv", "big.csv");
-        if let Content::ResourceLink { description, mime_type, .. } = &mut link {
+        if let Content::ResourceLink {
+            description,
+            mime_type,
+            ..
+        } = &mut link
+        {
             *description = Some("every row".into());
             *mime_type = Some("text/csv".into());
         }
         let result = ToolResult::text("three")
             .with_content(Content::audio(b"RIFF", "audio/wav"))
             .with_content(Content::embedded_text("test://a", "text/plain", "a"))
-            .with_content(Content::embedded_blob("test://b", "application/octet-stream", b"\x01"))
+            .with_content(Content::embedded_blob(
+                "test://b",
+                "application/octet-stream",
+                b"\x01",
+            ))
             .with_content(link);
         let wire = serde_json::to_value(call_tool_result(result, None)).unwrap();
         assert_eq!(

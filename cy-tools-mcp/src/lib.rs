@@ -28,8 +28,8 @@
 //!   them before its result; without a token none are sent.
 //! * The server declares `logging`: a tool's [`CallInfo::log`](cy_tools::CallInfo::log)
 //!   messages reach the client as `notifications/message` before the result, at or above the
-//!   level it set (`logging/setLevel` for a connection, a request's `_meta` log level over any
-//!   transport; `info` until it asks).
+//!   level it asked for: a request's `_meta` log level (2026-07-28 clients opt in so, per
+//!   request), else for older clients the connection's `logging/setLevel` (`info` until set).
 //! * A method the server does not serve (resources, prompts, completion) is answered `-32601`
 //!   naming the methods it serves and what to do.
 //! * A call that needs approval (the session's

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use cy_tools::call::LogLevel;
 use rmcp::RoleServer;
-use rmcp::model::LoggingLevel;
+use rmcp::model::{LoggingLevel, ProtocolVersion};
 use rmcp::service::RequestContext;
 
 /// The level a client gets until it asks for another.
@@ -47,13 +47,18 @@ impl ConnectionLevel {
             .unwrap_or(DEFAULT_LEVEL)
     }
 
-    /// The level for a call in `context`: the request's own, else the connection's (which
-    /// a stateless server never changes).
-    pub(super) fn for_request(&self, context: &RequestContext<RoleServer>) -> LogLevel {
-        context
-            .meta
-            .log_level()
-            .map_or_else(|| self.get(), from_mcp)
+    /// The level for a call in `context`, `None` for none at all: the request's own
+    /// (`_meta["io.modelcontextprotocol/logLevel"]`); else none for a 2026-07-28 request, whose
+    /// client opts in per request; else the connection's (which a stateless server never
+    /// changes).
+    pub(super) fn for_request(&self, context: &RequestContext<RoleServer>) -> Option<LogLevel> {
+        if let Some(level) = context.meta.log_level() {
+            return Some(from_mcp(level));
+        }
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        (!modern).then(|| self.get())
     }
 }
 

@@ -43,7 +43,7 @@ impl Notes {
 /// thread still holds after that sends nowhere.
 pub(super) fn forwarder(
     context: &RequestContext<RoleServer>,
-    level: LogLevel,
+    level: Option<LogLevel>,
 ) -> (Notes, impl Future<Output = ()> + Send + 'static) {
     let token = context.meta.get_progress_token();
     let (send, mut received) = mpsc::unbounded_channel::<Note>();
@@ -82,15 +82,15 @@ pub(super) fn forwarder(
     )
 }
 
-/// The log sink: messages at `level` or above.
+/// The log sink: messages at `level` or above; none without one (a client that did not opt in).
 struct Logger {
     send: mpsc::UnboundedSender<Note>,
-    level: LogLevel,
+    level: Option<LogLevel>,
 }
 
 impl LogSink for Logger {
     fn accepts(&self, level: LogLevel) -> bool {
-        level >= self.level
+        self.level.is_some_and(|least| level >= least)
     }
 
     fn log(&self, message: LogMessage) {

@@ -125,11 +125,13 @@ impl McpServer {
         };
         let mut implementation = Implementation::new("cy-tools", env!("CARGO_PKG_VERSION"));
         implementation.title = Some("cy-tools".to_string());
-        let info = ServerConfig::new(ServerCapabilities::builder()
+        let info = ServerConfig::new(
+            ServerCapabilities::builder()
                 .enable_tools()
                 .enable_logging()
-                .build())
-            .with_server_info(implementation);
+                .build(),
+        )
+        .with_server_info(implementation);
         Ok(McpServer {
             inner: Arc::new(Inner {
                 session,

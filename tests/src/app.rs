@@ -1,11 +1,13 @@
 //! The tools only this application's own binary, `cy-tools-app`, adds to the built-ins: two with
-//! structured results (an object and a list), one whose parameter type no Gemini schema can express, and two that get
-//! stuck the ways a badly written tool can. Behind the `app` feature, so an application that
+//! structured results (an object and a list), one whose parameter type no Gemini schema can
+//! express, one answering audio and resources while it logs, and two that get stuck the ways a
+//! badly written tool can. Behind the `app` feature, so an application that
 //! links this crate for its other tools does not get them.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use cy_tools::call::{Content, LogLevel};
 use cy_tools::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -78,6 +80,36 @@ pub async fn outline(
         1 + section.children.iter().map(count).sum::<usize>()
     }
     format!("{} sections under `{}`", count(&root), root.title)
+}
+
+/// A silent WAV clip: the header and one 16-bit sample at 8 kHz.
+pub const SILENT_WAV: &[u8] = &[
+    b'R', b'I', b'F', b'F', 38, 0, 0, 0, b'W', b'A', b'V', b'E', b'f', b'm', b't', b' ', 16, 0, 0,
+    0, 1, 0, 1, 0, 0x40, 0x1f, 0, 0, 0x80, 0x3e, 0, 0, 2, 0, 16, 0, b'd', b'a', b't', b'a', 2, 0,
+    0, 0, 0, 0,
+];
+
+/// Record a short clip: answers with the clip (audio), its transcript and a link to where it is
+/// kept, and logs what it does.
+#[tool(read_only, idempotent, open_world = false)]
+pub async fn record_clip(
+    call: CallInfo<'_>,
+    /// The clip's name, one word.
+    name: String,
+) -> ToolResult {
+    call.log(LogLevel::Info, format!("recording `{name}`"));
+    call.log(
+        LogLevel::Debug,
+        serde_json::json!({"clip": name, "samples": 1}),
+    );
+    ToolResult::text(format!("recorded `{name}`"))
+        .with_content(Content::audio(SILENT_WAV, "audio/wav"))
+        .with_content(Content::embedded_text(
+            format!("clip://{name}/transcript"),
+            "text/plain",
+            "(silence)",
+        ))
+        .with_content(Content::link(format!("clip://{name}"), name))
 }
 
 /// Block the thread running this call for a minute, as a tool body calling a blocking

@@ -220,11 +220,15 @@ impl<'a> CallInfo<'a> {
         match self.log {
             Some(sink) => sink.accepts(level),
             None => match level {
-                LogLevel::Debug => tracing::enabled!(target: "cy_tools::tool", tracing::Level::DEBUG),
+                LogLevel::Debug => {
+                    tracing::enabled!(target: "cy_tools::tool", tracing::Level::DEBUG)
+                }
                 LogLevel::Info | LogLevel::Notice => {
                     tracing::enabled!(target: "cy_tools::tool", tracing::Level::INFO)
                 }
-                LogLevel::Warning => tracing::enabled!(target: "cy_tools::tool", tracing::Level::WARN),
+                LogLevel::Warning => {
+                    tracing::enabled!(target: "cy_tools::tool", tracing::Level::WARN)
+                }
                 _ => tracing::enabled!(target: "cy_tools::tool", tracing::Level::ERROR),
             },
         }

@@ -97,7 +97,9 @@ impl<F: Fn(LogMessage) + Send + Sync> LogSink for F {
 pub(crate) fn to_tracing(tool: &str, call: &str, level: LogLevel, data: &Value) {
     const TARGET: &str = "cy_tools::tool";
     // A string is logged as it is, anything else as its JSON.
-    let text = data.as_str().map_or_else(|| data.to_string(), str::to_string);
+    let text = data
+        .as_str()
+        .map_or_else(|| data.to_string(), str::to_string);
     match level {
         LogLevel::Debug => tracing::debug!(target: TARGET, tool, call, "{text}"),
         LogLevel::Info | LogLevel::Notice => tracing::info!(target: TARGET, tool, call, "{text}"),

@@ -29,10 +29,10 @@ pub(crate) use info::{CallInfo, ToolCall};
 pub use into_result::IntoToolResult;
 pub use log::{LogLevel, LogMessage, LogSink};
 
+pub use content::{Content, ResourceBody};
 pub use problem::{ArgProblem, ArgsError, ProblemKind};
 pub(crate) use progress::ProgressGate;
 pub use progress::{PROGRESS_INTERVAL, Progress, ProgressSink};
-pub use content::{Content, ResourceBody};
 pub(crate) use result::ToolResult;
 
 /// Boxes a tool body's future and converts its output into a [`ToolResult`]: what `#[tool]`

@@ -61,7 +61,9 @@ pub fn server() -> Result<McpServer, Box<dyn std::error::Error + Send + Sync>> {
 ///
 /// # Errors
 /// As [`server`]; the address cannot be bound or is not a loopback one.
-pub async fn bind(addr: SocketAddr) -> Result<McpHttpServer, Box<dyn std::error::Error + Send + Sync>> {
+pub async fn bind(
+    addr: SocketAddr,
+) -> Result<McpHttpServer, Box<dyn std::error::Error + Send + Sync>> {
     let config = McpHttpConfig::new(addr, McpHttpAuth::NoToken);
     Ok(McpHttpServer::bind(config, server()?).await?)
 }

@@ -11,7 +11,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
         None => "127.0.0.1:8765".parse()?,
     };
     let server = example_conformance::bind(addr).await?;
-    println!("serving the conformance tools at http://{}/mcp", server.local_addr()?);
+    println!(
+        "serving the conformance tools at http://{}/mcp",
+        server.local_addr()?
+    );
     server.run().await?;
     Ok(())
 }

@@ -12,7 +12,8 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const INSTALLED: &str = "../../target/conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js";
+const INSTALLED: &str =
+    "../../target/conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js";
 
 /// The suite's entry point, or `None` (after a note) when it is not installed and not required.
 fn suite() -> Option<PathBuf> {
@@ -23,15 +24,24 @@ fn suite() -> Option<PathBuf> {
     let install = "run `scripts/conformance-suite target/conformance` (as `.ci/run` does) or set CY_CONFORMANCE to its dist/index.js";
     match found {
         Some(path) => {
-            assert!(path.exists(), "CY_CONFORMANCE is `{}`, which does not exist", path.display());
+            assert!(
+                path.exists(),
+                "CY_CONFORMANCE is `{}`, which does not exist",
+                path.display()
+            );
             Some(path)
         }
         None if std::env::var("CY_CONFORMANCE_REQUIRE").is_ok_and(|v| v == "1") => {
-            panic!("the MCP conformance suite is required (CY_CONFORMANCE_REQUIRE=1) but not installed: {install}")
+            panic!(
+                "the MCP conformance suite is required (CY_CONFORMANCE_REQUIRE=1) but not installed: {install}"
+            )
         }
         None => {
             // Past libtest's capture, so it shows.
-            let _ = writeln!(std::io::stderr(), "test the_conformance_suite_passes ... skipped: {install}");
+            let _ = writeln!(
+                std::io::stderr(),
+                "test the_conformance_suite_passes ... skipped: {install}"
+            );
             None
         }
     }
@@ -50,7 +60,14 @@ fn the_conformance_suite_passes_but_for_the_scenarios_named_with_their_issue() {
     let expected = Path::new(env!("CARGO_MANIFEST_DIR")).join("expected-failures.yml");
     let output = Command::new("node")
         .arg(&suite)
-        .args(["server", "--url", &url, "--suite", "all", "--expected-failures"])
+        .args([
+            "server",
+            "--url",
+            &url,
+            "--suite",
+            "all",
+            "--expected-failures",
+        ])
         .arg(&expected)
         .arg("-o")
         .arg(results.path())
@@ -65,8 +82,16 @@ fn the_conformance_suite_passes_but_for_the_scenarios_named_with_their_issue() {
         failing_checks(results.path()),
     );
     // The run really ran the scenarios this example serves.
-    for scenario in ["tools-call-audio", "tools-call-with-logging", "tools-call-with-progress", "json-schema-2020-12"] {
-        assert!(stdout.contains(&format!("✓ {scenario}")), "{scenario} did not pass:\n{stdout}");
+    for scenario in [
+        "tools-call-audio",
+        "tools-call-with-logging",
+        "tools-call-with-progress",
+        "json-schema-2020-12",
+    ] {
+        assert!(
+            stdout.contains(&format!("✓ {scenario}")),
+            "{scenario} did not pass:\n{stdout}"
+        );
     }
 }
 

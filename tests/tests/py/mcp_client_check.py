@@ -6,7 +6,8 @@ COMMAND [ARG...] starts the server; WORKSPACE is its `--root` (this script write
 reads). `builtin` expects `cy-tools mcp --tools read_file,execute_code,list_directory`; `app`
 expects an application's cy-tools serving `read_file` and its own `word_stats` and `word_lengths`,
 which answer structured JSON (an object, and a list MCP carries as `{"result": [...]}`, which the
-SDK checks against the declared output schema). Each check runs twice: once with the SDK's default negotiation (`auto`:
+SDK checks against the declared output schema), and `record_clip`, which answers audio, an
+embedded resource and a resource link, and logs at the level the client asks for. Each check runs twice: once with the SDK's default negotiation (`auto`:
 `server/discover`, protocol 2026-07-28) and once with the `initialize` handshake (`legacy`),
 the way most desktop clients still connect. Environment variables whose names start with
 `CY_TOOLS_` are passed on to the server. Exits non-zero, naming the check, on any mismatch.
@@ -99,7 +100,7 @@ async def check_builtin(client: Client) -> None:
 
 
 async def check_app(client: Client) -> None:
-    await check_common(client, ["read_file", "word_lengths", "word_stats"])
+    await check_common(client, ["read_file", "record_clip", "word_lengths", "word_stats"])
     result = await client.call_tool("word_stats", {"text": "to be or not to be"})
     stats = {"words": 6, "distinct": 4, "most_common": "be"}
     expect_equal("word_stats is_error", result.is_error, False)
@@ -119,18 +120,72 @@ async def check_app(client: Client) -> None:
     )
 
 
+LOGS: list[tuple[str, Any]] = []
+
+
+async def log_received(params: Any) -> None:
+    LOGS.append((params.level, params.data))
+
+
+async def check_clip(client: Client, mode: str, stateless: bool = False) -> None:
+    """`record_clip`: audio, an embedded resource and a resource link, and the messages it logs
+    at or above the level asked for (per request on 2026-07-28, by `logging/setLevel` before;
+    a stateless server keeps no level between requests, so there it stays `info`)."""
+
+    async def call(level: str) -> Any:
+        LOGS.clear()
+        if mode == "legacy":
+            await client.set_logging_level(level)
+            return await client.call_tool("record_clip", {"name": "take1"})
+        meta = {"io.modelcontextprotocol/logLevel": level}
+        return await client.call_tool("record_clip", {"name": "take1"}, meta=meta)
+
+    result = await call("debug")
+    expect_equal("record_clip is_error", result.is_error, False)
+    blocks = [block.model_dump(by_alias=True, exclude_none=True) for block in result.content]
+    expect_equal(
+        "record_clip content",
+        blocks,
+        [
+            {"type": "text", "text": "recorded `take1`"},
+            {
+                "type": "audio",
+                "data": "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==",
+                "mimeType": "audio/wav",
+            },
+            {
+                "type": "resource",
+                "resource": {"uri": "clip://take1/transcript", "mimeType": "text/plain", "text": "(silence)"},
+            },
+            {"type": "resource_link", "name": "take1", "uri": "clip://take1"},
+        ],
+    )
+    info = ("info", "recording `take1`")
+    kept = not (stateless and mode == "legacy")
+    debug = [info, ("debug", {"clip": "take1", "samples": 1})] if kept else [info]
+    expect_equal("record_clip logs at debug", LOGS, debug)
+    await call("warning")
+    expect_equal("record_clip logs at warning", LOGS, [] if kept else [info])
+
+
 async def run(kind: str, workspace: Path, command: list[str]) -> None:
     (workspace / "notes.txt").write_text(NOTES)
     env = {k: v for k, v in os.environ.items() if k.startswith("CY_TOOLS_")}
     params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(workspace))
     for mode in ("auto", "legacy"):
         failure = None
-        async with Client(params, mode=mode, read_timeout_seconds=60) as client:
+        async with Client(
+            params, mode=mode, read_timeout_seconds=60, logging_callback=log_received
+        ) as client:
             protocol = client.protocol_version
             try:
                 info = client.server_info
                 expect_equal("server name", info.name if info else None, "cy-tools")
-                await (check_builtin if kind == "builtin" else check_app)(client)
+                if kind == "builtin":
+                    await check_builtin(client)
+                else:
+                    await check_app(client)
+                    await check_clip(client, mode)
             except AssertionError as err:
                 # Reported after the client has closed, so it is not buried in task groups.
                 failure = f"{kind}: {mode} mode, protocol {protocol}: {err}"

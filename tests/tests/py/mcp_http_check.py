@@ -5,8 +5,9 @@ Usage: mcp_http_check.py CHECK WORKSPACE URL [URL...]
 The bearer token comes from `CY_TOOLS_MCP_TOKEN`, the variable the servers were started with.
 WORKSPACE is the servers' `--root`. Checks:
 
-* `app URL`: an application's server serving `read_file`, `word_lengths` and `word_stats`: the
-  checks of `mcp_client_check.py` (list, calls, an invalid call, an error result, an unknown tool), then
+* `app URL`: an application's server serving `read_file`, `record_clip`, `word_lengths` and
+  `word_stats`: the checks of `mcp_client_check.py` (list, calls, an invalid call, an error result,
+  an unknown tool, audio and resources, log messages at the level asked for), then
   what `tools/list` carries (titles, annotations, `outputSchema`, and on 2026-07-28 `ttlMs` and
   `cacheScope`), in both the SDK's default negotiation and the `initialize` handshake.
 * `token URL`: no token and a wrong token are answered `401`, through the client and raw.
@@ -43,7 +44,7 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_client_check import NOTES, check_app, expect_equal, texts  # noqa: E402
+from mcp_client_check import NOTES, check_app, check_clip, expect_equal, log_received, texts  # noqa: E402
 
 TOKEN = os.environ.get("CY_TOOLS_MCP_TOKEN", "")
 MODES = ("auto", "legacy")
@@ -55,7 +56,12 @@ def http_client(token: str | None = TOKEN, transport: httpx2.AsyncBaseTransport 
 
 
 def connect(url: str, mode: str, **kwargs: Any) -> Client:
-    return Client(streamable_http_client(url, http_client=http_client(**kwargs)), mode=mode, read_timeout_seconds=60)
+    return Client(
+        streamable_http_client(url, http_client=http_client(**kwargs)),
+        mode=mode,
+        read_timeout_seconds=60,
+        logging_callback=log_received,
+    )
 
 
 async def check_listing(client: Client, modern: bool) -> None:
@@ -87,6 +93,7 @@ async def check_app_over_http(workspace: Path, url: str) -> None:
                 info = client.server_info
                 expect_equal("server name", info.name if info else None, "cy-tools")
                 await check_app(client)
+                await check_clip(client, mode, stateless=True)
                 await check_listing(client, modern=protocol >= "2026-07-28")
             except AssertionError as err:
                 failure = f"app over HTTP: {mode} mode, protocol {protocol}: {err}"

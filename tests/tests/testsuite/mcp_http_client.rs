@@ -44,7 +44,11 @@ fn official_client_lists_and_calls_over_http() {
         return;
     };
     let workspace = tempfile::tempdir().unwrap();
-    let server = HttpMcp::start(workspace.path(), "read_file,word_lengths,word_stats", &[]);
+    let server = HttpMcp::start(
+        workspace.path(),
+        "read_file,word_lengths,word_stats,record_clip",
+        &[],
+    );
     check(&python, "app", workspace.path(), &[&server]);
 }
 

@@ -1,6 +1,7 @@
 //! The MCP Inspector's command-line mode (`mcp-inspector --cli`, `@modelcontextprotocol/inspector`
 //! 2.x from npm, on Node.js), a second real client beside the Python SDK, against both
 //! transports of `cy-tools-app mcp`: `tools/list` (titles, annotations, `outputSchema`), a call,
+//! a call answering audio, an embedded resource and a resource link,
 //! an error result, and over HTTP a client without the token.
 //!
 //! The Inspector is found at `CY_INSPECTOR` (`.ci/run` installs it with npm into
@@ -92,13 +93,13 @@ fn list_and_call(inspector: &Path, target: &[&str], auth: &[&str]) {
     );
     let tools = listed["tools"].as_array().expect("a list of tools");
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["read_file", "word_stats"]);
+    assert_eq!(names, ["read_file", "record_clip", "word_stats"]);
     assert_eq!(tools[0]["title"], "Read file");
     assert_eq!(
         tools[0]["annotations"],
         json!({"title": "Read file", "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
     );
-    assert_eq!(tools[1]["outputSchema"]["type"], "object");
+    assert_eq!(tools[2]["outputSchema"]["type"], "object");
 
     let call = args(&[
         "--method",
@@ -130,6 +131,26 @@ fn list_and_call(inspector: &Path, target: &[&str], auth: &[&str]) {
     assert_eq!(
         result["structuredContent"],
         json!({"words": 6, "distinct": 4, "most_common": "be"})
+    );
+
+    // Audio, an embedded resource and a resource link, block for block.
+    let clip = args(&[
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "record_clip",
+        "--tool-arg",
+        "name=take1",
+    ]);
+    let result = printed(&run(inspector, &catalog, target, &clip), 0, "media call");
+    assert_eq!(
+        result["content"],
+        json!([
+            {"type": "text", "text": "recorded `take1`"},
+            {"type": "audio", "data": "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA==", "mimeType": "audio/wav"},
+            {"type": "resource", "resource": {"uri": "clip://take1/transcript", "mimeType": "text/plain", "text": "(silence)"}},
+            {"type": "resource_link", "uri": "clip://take1", "name": "take1"},
+        ])
     );
 
     // An error result: printed, and the Inspector's exit code for it.
@@ -165,7 +186,7 @@ fn inspector_cli_over_stdio() {
         &program,
         "mcp",
         "--tools",
-        "read_file,word_stats",
+        "read_file,word_stats,record_clip",
         "--root",
         root,
     ];
@@ -179,7 +200,7 @@ fn inspector_cli_over_http_with_the_token() {
     };
     let workspace = tempfile::tempdir().unwrap();
     std::fs::write(workspace.path().join("notes.txt"), "alpha\nbeta\n").unwrap();
-    let server = HttpMcp::start(workspace.path(), "read_file,word_stats", &[]);
+    let server = HttpMcp::start(workspace.path(), "read_file,word_stats,record_clip", &[]);
     let header = format!("Authorization: Bearer {TOKEN}");
     list_and_call(&inspector, &[&server.url], &["--header", &header]);
 

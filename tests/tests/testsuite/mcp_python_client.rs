@@ -7,7 +7,9 @@
 //! (`cy_tools_builtin::cli::main`) with the built-ins plus this crate's tools linked in, the way
 //! an application crate ships one. The Python client calls its `word_stats` and `word_lengths`,
 //! whose structured results must arrive as `structuredContent` with a text copy (the list as
-//! `{"result": [...]}`, which the SDK checks against the declared output schema). The built-in server is the same
+//! `{"result": [...]}`, which the SDK checks against the declared output schema), and
+//! `record_clip`, whose audio, embedded resource and resource link must arrive block for block
+//! and whose log messages at the level the client asked for. The built-in server is the same
 //! binary serving built-ins only.
 //!
 //! The Python interpreter comes from `CY_MCP_PYTHON` (`.ci/run` makes a venv with `mcp`
@@ -101,7 +103,7 @@ fn official_client_drives_an_application_server() {
         .args([
             "mcp",
             "--tools",
-            "read_file,word_lengths,word_stats",
+            "read_file,word_lengths,word_stats,record_clip",
             "--root",
         ])
         .arg(workspace.path())
