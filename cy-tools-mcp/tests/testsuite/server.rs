@@ -230,11 +230,37 @@ async fn a_malformed_call_is_a_json_rpc_error_and_the_server_goes_on() {
         )
         .await;
     assert_eq!(response["error"]["code"], -32602, "{response}");
+    let supported = json!([
+        "initialize",
+        "ping",
+        "tools/list",
+        "tools/call",
+        "logging/setLevel"
+    ]);
     let response = peer.request(3, "tools/frobnicate", json!({})).await;
     assert_eq!(
         response["error"],
-        json!({"code": -32601, "message": "unknown method `tools/frobnicate`"})
+        json!({
+            "code": -32601,
+            "message": "`tools/frobnicate` is not supported: it is not a method of this server; the methods served are `initialize`, `ping`, `tools/list`, `tools/call`, `logging/setLevel`; list the tools with `tools/list` and call one with `tools/call`",
+            "data": {"method": "tools/frobnicate", "supported": supported},
+        })
     );
+    // A method of MCP's that this server does not serve says so, and what it serves instead.
+    let response = peer.request(5, "resources/list", json!({})).await;
+    assert_eq!(response["error"]["code"], -32601, "{response}");
+    assert!(
+        response["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("`resources/list` is not supported: this server offers tools only, no resources or prompts; the methods served are"),
+        "{response}"
+    );
+    // `logging/setLevel` is answered with an empty result.
+    let response = peer
+        .request(6, "logging/setLevel", json!({"level": "debug"}))
+        .await;
+    assert_eq!(response["result"], json!({}), "{response}");
     let response = peer
         .call(4, "read_file", json!({"path": "notes.txt"}))
         .await;
