@@ -6,6 +6,12 @@
 //! per-round ratios, so a burst of load on the shared machine lands on both sides), then
 //! criterion's own measurements of each side. Goal for small operations: at most 3x local.
 //!
+//! Then the floor a remote operation cannot go under, measured in the same run: the same local
+//! operation plus one bare keep-alive HTTP/1.1 round trip on loopback (a hyper client on a
+//! kept connection to a hyper server answering a fixed 2-byte body, on a one-worker runtime
+//! like the control server's). Goal: `read_file`, `list_directory` and `find_files` at most
+//! 1.5x that floor.
+//!
 //! Reproduce: `cargo bench -p cy-tools-builtin --bench remote_sandbox` (with
 //! `REMOTE_SANDBOX_ONLY=find_files`, say, for one tool's paired figure).
 
@@ -76,6 +82,85 @@ fn server(root: &std::path::Path) -> (tokio::runtime::Runtime, String) {
     let endpoint = format!("http://{}", server.local_addr().unwrap());
     runtime.spawn(server.run());
     (runtime, endpoint)
+}
+
+/// A bare HTTP/1.1 server on loopback answering every request `{}`, on a runtime of its own
+/// with one worker (as the control server's above).
+fn bare_server() -> (tokio::runtime::Runtime, std::net::SocketAddr) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let addr = listener.local_addr().unwrap();
+    runtime.spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else {
+                return;
+            };
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(
+                    |request: hyper::Request<hyper::body::Incoming>| async move {
+                        // The request body is read, as the control server reads its own.
+                        let _ = http_body_util::BodyExt::collect(request.into_body()).await;
+                        Ok::<_, std::convert::Infallible>(hyper::Response::new(
+                            http_body_util::Full::new(hyper::body::Bytes::from_static(b"{}")),
+                        ))
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (runtime, addr)
+}
+
+/// One round trip on a kept connection to [`bare_server`]: what a remote operation pays at the
+/// least for going over HTTP.
+struct BareRoundTrip {
+    sender: hyper::client::conn::http1::SendRequest<http_body_util::Full<hyper::body::Bytes>>,
+    authority: String,
+}
+
+impl BareRoundTrip {
+    fn connect(runtime: &tokio::runtime::Runtime, addr: std::net::SocketAddr) -> Self {
+        let stream = runtime
+            .block_on(tokio::net::TcpStream::connect(addr))
+            .unwrap();
+        stream.set_nodelay(true).unwrap();
+        let (sender, connection) = runtime
+            .block_on(hyper::client::conn::http1::handshake(
+                hyper_util::rt::TokioIo::new(stream),
+            ))
+            .unwrap();
+        runtime.spawn(connection);
+        BareRoundTrip {
+            sender,
+            authority: addr.to_string(),
+        }
+    }
+
+    fn once(&mut self, runtime: &tokio::runtime::Runtime) {
+        let request = hyper::Request::post("/sandbox")
+            .header(hyper::header::HOST, self.authority.as_str())
+            .header(hyper::header::CONTENT_TYPE, "application/json")
+            .body(http_body_util::Full::new(hyper::body::Bytes::from_static(
+                br#"{"op":"read_file","path":"src/notes.txt"}"#,
+            )))
+            .unwrap();
+        runtime.block_on(async {
+            let response = self.sender.send_request(request).await.unwrap();
+            let body = http_body_util::BodyExt::collect(response.into_body())
+                .await
+                .unwrap();
+            std::hint::black_box(body);
+        });
+    }
 }
 
 fn bind_all(env: Arc<dyn Sandbox>) -> Vec<BoundTool> {
@@ -178,6 +263,42 @@ fn remote_sandbox(c: &mut Criterion) {
         group.bench_function("local", |b| b.iter(|| call(l, &args)));
         group.finish();
     }
+
+    // The floor: the local operation plus one bare round trip, against the remote operation.
+    let (_bare_server, bare_addr) = bare_server();
+    let bare = std::cell::RefCell::new(BareRoundTrip::connect(&runtime, bare_addr));
+    for (n, (name, args, iterations)) in cases().into_iter().enumerate() {
+        if !["read_file", "list_directory", "find_files"].contains(&name)
+            || only.as_deref().is_some_and(|only| only != name)
+        {
+            continue;
+        }
+        let (r, l) = (&remote[n], &local[n]);
+        let floor = || {
+            call(l, &args);
+            bare.borrow_mut().once(&runtime);
+        };
+        let (ratio, tr, tf) = paired(iterations, || call(r, &args), floor);
+        println!(
+            "| paired `remote_sandbox/{name}`: remote / (local + one bare keep-alive HTTP/1.1 round trip) | {ratio:.2}x | {:.1} us / {:.1} us per call |",
+            tr * 1e6,
+            tf * 1e6
+        );
+    }
+    let mut times: Vec<f64> = (0..ROUNDS)
+        .map(|_| {
+            let start = Instant::now();
+            for _ in 0..40 {
+                bare.borrow_mut().once(&runtime);
+            }
+            start.elapsed().as_secs_f64() / 40.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    println!(
+        "remote_sandbox: one bare keep-alive HTTP/1.1 round trip on loopback, median of {ROUNDS} rounds: {:.1} us",
+        times[ROUNDS / 2] * 1e6
+    );
 }
 
 criterion_group!(benches, remote_sandbox);

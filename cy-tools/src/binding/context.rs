@@ -301,7 +301,7 @@ impl IntoSharedContext for &Arc<ToolContext> {
 ///
 /// ```
 /// use cy_tools::binding::BoundContext;
-/// use cy_tools::{BoxFuture, CallInfo, ToolResult, definition::{ArgsError, Definition, ToolMeta, Schema}};
+/// use cy_tools::{BoxFuture, CallInfo, ToolResult, call::ArgsError, definition::{Definition, ToolMeta, Schema}};
 /// # use cy_tools::{binding::BindError, capability::Capabilities};
 /// # use serde_json::{Map, Value};
 /// /// A hand-made kind of tool reads the session it runs in from the context it is given.
