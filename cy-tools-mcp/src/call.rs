@@ -1,5 +1,6 @@
 //! `tools/call`: the path of one call through the server.
 
+use std::pin::pin;
 use std::sync::Arc;
 
 use cy_tools::ToolCall;
@@ -41,50 +42,12 @@ impl McpServer {
         }
         call = call.with_log(Arc::clone(&notes.log));
         // Arguments that fail the call's checks are answered as such, without asking anybody;
-        // those that pass are parsed once, here, for the question and the call.
+        // those that pass are parsed once, here, for the question and the call. Boxed: only a
+        // call that asks carries the question's state, not every call's future.
         if tool.needs_approval() && tool.check_arguments(&mut call.arguments) {
-            let modern = context
-                .protocol_version()
-                .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-            if modern {
-                // 2026-07-28 has no server-to-client requests: the question goes back as the
-                // answer, and the call comes again with the user's answer.
-                let state = self.state.as_ref().as_ref().map_err(String::as_str);
-                let scope = self.scope(tool);
-                match approval_round(state, &scope, &request, &context, tool, &call.arguments) {
-                    Round::Ask(input_required) => {
-                        return Ok(CallToolResponse::InputRequired(input_required));
-                    }
-                    Round::Decided(decision) => {
-                        let decided = Decided::new(call.id.clone(), decision);
-                        call = call.with_approver(Arc::new(decided));
-                    }
-                    Round::Answered(decision, accepted) => {
-                        let decision = match self.spent_elsewhere(&accepted).await {
-                            Ok(false) => decision,
-                            Ok(true) => Decision::Unavailable {
-                                reason: StateError::Replayed.to_string(),
-                            },
-                            Err(err) => Decision::Unavailable {
-                                reason: format!(
-                                    "the approval state could not be spent in the session store ({err}); call the tool again once the store is reachable"
-                                ),
-                            },
-                        };
-                        // Under an id naming the state, so the log shows it spent.
-                        call.id.push_str(&spent_suffix(&accepted.nonce));
-                        let decided = Decided::new(call.id.clone(), decision);
-                        call = call.with_approver(Arc::new(decided));
-                    }
-                }
-            } else if self.stateless {
-                let refused = Decision::Unavailable {
-                    reason: STATELESS.to_string(),
-                };
-                let decided = Decided::new(call.id.clone(), refused);
-                call = call.with_approver(Arc::new(decided));
-            } else {
-                call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
+            match Box::pin(self.approval(tool, &request, &context, call)).await {
+                Ok(approved) => call = approved,
+                Err(ask) => return Ok(ask),
             }
         }
         // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
@@ -115,14 +78,15 @@ impl McpServer {
                 None => session.execute_tool(tool, call, cancel).await,
             }
         };
-        // The call's notes are all sent before its answer: the sender ends only once the call
-        // has answered and what it queued is sent.
-        let run = async {
-            let result = run.await;
-            notes.finish();
-            result
+        // The call's notes are all sent before its answer; a request that asked for none has
+        // its call run as it is.
+        // Pinned here, once: the call's future is the largest part of this one, and is not
+        // moved again.
+        let mut run = pin!(run);
+        let result = match forward {
+            Some(forward) => forward.run(run.as_mut()).await,
+            None => run.await,
         };
-        let result = tokio::join!(run, forward).0;
         if result.is_error {
             tracing::debug!(tool = name, id = %context.id, "tool returned an error result");
         }
@@ -130,6 +94,61 @@ impl McpServer {
             result,
             tool.output_schema(),
         )))
+    }
+
+    /// Who approves `call` of `tool`, in the form the client's protocol allows: the call with
+    /// its approver, or the answer that asks the question (2026-07-28's multi-round form).
+    async fn approval(
+        &self,
+        tool: &cy_tools::BoundTool,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        mut call: ToolCall,
+    ) -> Result<ToolCall, CallToolResponse> {
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        if modern {
+            // 2026-07-28 has no server-to-client requests: the question goes back as the
+            // answer, and the call comes again with the user's answer.
+            let state = self.state.as_ref().as_ref().map_err(String::as_str);
+            let scope = self.scope(tool);
+            match approval_round(state, &scope, request, context, tool, &call.arguments) {
+                Round::Ask(input_required) => {
+                    return Err(CallToolResponse::InputRequired(input_required));
+                }
+                Round::Decided(decision) => {
+                    let decided = Decided::new(call.id.clone(), decision);
+                    call = call.with_approver(Arc::new(decided));
+                }
+                Round::Answered(decision, accepted) => {
+                    let decision = match self.spent_elsewhere(&accepted).await {
+                        Ok(false) => decision,
+                        Ok(true) => Decision::Unavailable {
+                            reason: StateError::Replayed.to_string(),
+                        },
+                        Err(err) => Decision::Unavailable {
+                            reason: format!(
+                                "the approval state could not be spent in the session store ({err}); call the tool again once the store is reachable"
+                            ),
+                        },
+                    };
+                    // Under an id naming the state, so the log shows it spent.
+                    call.id.push_str(&spent_suffix(&accepted.nonce));
+                    let decided = Decided::new(call.id.clone(), decision);
+                    call = call.with_approver(Arc::new(decided));
+                }
+            }
+        } else if self.stateless {
+            let refused = Decision::Unavailable {
+                reason: STATELESS.to_string(),
+            };
+            let decided = Decided::new(call.id.clone(), refused);
+            call = call.with_approver(Arc::new(decided));
+        } else {
+            call = call.with_approver(Arc::new(Eliciting::new(context.peer.clone())));
+        }
+        Ok(call)
     }
 
     /// The session an approval of `tool` is asked and answered in.

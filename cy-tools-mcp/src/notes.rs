@@ -4,14 +4,17 @@
 
 #![allow(deprecated)] // MCP 2026-07-28 deprecates logging; 2025-11-25 clients still use it.
 
-use std::future::Future;
-use std::sync::Arc;
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::task::{Poll, Waker};
 
+use cy_tools::ToolResult;
 use cy_tools::call::{LogLevel, LogMessage, LogSink, Progress, ProgressSink};
 use rmcp::RoleServer;
 use rmcp::model::{LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken};
 use rmcp::service::{Peer, RequestContext};
-use tokio::sync::{mpsc, oneshot};
 
 use super::logging;
 
@@ -21,81 +24,162 @@ enum Note {
     Log(LogMessage),
 }
 
-/// Where a call's progress and log messages go, and the future that sends them.
-pub(super) struct Notes {
-    /// Set when the request carried a progress token.
-    pub(super) progress: Option<Arc<dyn ProgressSink>>,
-    pub(super) log: Arc<dyn LogSink>,
-    /// Tells the sender the call has answered: it sends what is queued, then ends.
-    done: oneshot::Sender<()>,
+/// What a call's sinks share with the loop that runs the call and sends its notes: one
+/// allocation per call, no task, no channel (a call costs a few hundred nanoseconds; a channel
+/// and a second future joined to the call would double that).
+struct Shared {
+    queue: Mutex<Vec<Note>>,
+    /// The task running the call, woken when a note comes from another thread (a sync tool's).
+    waker: Mutex<Option<Waker>>,
+    /// The call has answered: a note has nowhere to go.
+    done: AtomicBool,
+    /// Messages at this level or above are sent; none without one.
+    level: Option<LogLevel>,
 }
 
-impl Notes {
-    /// The call has answered: what it queued is sent, then the sender ends.
-    pub(super) fn finish(self) {
-        let _ = self.done.send(());
+impl Shared {
+    fn push(&self, note: Note) {
+        if self.done.load(Ordering::Acquire) {
+            return;
+        }
+        self.queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(note);
+        if let Some(waker) = &*self.waker.lock().unwrap_or_else(PoisonError::into_inner) {
+            waker.wake_by_ref();
+        }
+    }
+
+    fn take(&self) -> Vec<Note> {
+        std::mem::take(&mut *self.queue.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn wake_with(&self, waker: &Waker) {
+        let mut kept = self.waker.lock().unwrap_or_else(PoisonError::into_inner);
+        if !kept.as_ref().is_some_and(|kept| kept.will_wake(waker)) {
+            *kept = Some(waker.clone());
+        }
     }
 }
 
-/// The sinks a call reports and logs into, and the future sending what they receive to the
-/// client, which ends once [`Notes::finish`] is called and everything queued is sent: the
-/// answer is sent after it, so no notification follows the result. A sink a sync tool's
-/// thread still holds after that sends nowhere.
-pub(super) fn forwarder(
-    context: &RequestContext<RoleServer>,
-    level: Option<LogLevel>,
-) -> (Notes, impl Future<Output = ()> + Send + 'static) {
-    let token = context.meta.get_progress_token();
-    let (send, mut received) = mpsc::unbounded_channel::<Note>();
-    let progress: Option<Arc<dyn ProgressSink>> = token.as_ref().map(|_| {
-        let send = send.clone();
-        Arc::new(move |progress: Progress| {
-            // The receiver lives until the call has answered; a report after that has nowhere to go.
-            let _ = send.send(Note::Progress(progress));
-        }) as Arc<dyn ProgressSink>
-    });
-    let log = Arc::new(Logger { send, level });
-    let (done, mut finished) = oneshot::channel();
-    let peer = context.peer.clone();
-    let forward = async move {
-        loop {
-            tokio::select! {
-                biased;
-                note = received.recv() => match note {
-                    Some(note) => tell(&peer, token.as_ref(), note).await,
-                    None => return,
-                },
-                _ = &mut finished => break,
-            }
-        }
-        while let Ok(note) = received.try_recv() {
-            tell(&peer, token.as_ref(), note).await;
-        }
-    };
-    (
-        Notes {
-            progress,
-            log,
-            done,
-        },
-        forward,
-    )
-}
-
-/// The log sink: messages at `level` or above; none without one (a client that did not opt in).
-struct Logger {
-    send: mpsc::UnboundedSender<Note>,
-    level: Option<LogLevel>,
-}
-
-impl LogSink for Logger {
+impl LogSink for Shared {
     fn accepts(&self, level: LogLevel) -> bool {
         self.level.is_some_and(|least| level >= least)
     }
 
     fn log(&self, message: LogMessage) {
-        let _ = self.send.send(Note::Log(message));
+        self.push(Note::Log(message));
     }
+}
+
+impl ProgressSink for Shared {
+    fn report(&self, progress: Progress) {
+        self.push(Note::Progress(progress));
+    }
+}
+
+/// Takes what a client did not ask for.
+struct Discard;
+
+impl LogSink for Discard {
+    fn accepts(&self, _: LogLevel) -> bool {
+        false
+    }
+
+    fn log(&self, _: LogMessage) {}
+}
+
+static DISCARD: LazyLock<Arc<dyn LogSink>> = LazyLock::new(|| Arc::new(Discard));
+
+/// Where a call's progress and log messages go.
+pub(super) struct Notes {
+    /// Set when the request carried a progress token.
+    pub(super) progress: Option<Arc<dyn ProgressSink>>,
+    pub(super) log: Arc<dyn LogSink>,
+}
+
+/// Runs a call and sends its notes to the client as they come, in order, all before the
+/// call's answer.
+pub(super) struct Forward<'a> {
+    shared: Arc<Shared>,
+    /// The request's own peer, borrowed: a clone and its drop cost more than the rest of this.
+    peer: &'a Peer<RoleServer>,
+    token: Option<ProgressToken>,
+}
+
+impl Forward<'_> {
+    /// Runs `call`, sending what it reports and logs meanwhile; its result once every note
+    /// made before it answered is sent. A sink a sync tool's thread still holds after that
+    /// sends nowhere.
+    pub(super) async fn run(
+        self,
+        mut call: Pin<&mut impl Future<Output = ToolResult>>,
+    ) -> ToolResult {
+        let mut result = None;
+        loop {
+            let notes = poll_fn(|cx| {
+                self.shared.wake_with(cx.waker());
+                if result.is_none()
+                    && let Poll::Ready(answer) = call.as_mut().poll(cx)
+                {
+                    result = Some(answer);
+                }
+                let notes = self.shared.take();
+                if !notes.is_empty() || result.is_some() {
+                    return Poll::Ready(notes);
+                }
+                Poll::Pending
+            })
+            .await;
+            if notes.is_empty()
+                && let Some(result) = result.take()
+            {
+                self.shared.done.store(true, Ordering::Release);
+                return result;
+            }
+            for note in notes {
+                // Boxed: the sending state is only there while a note is sent, not in every
+                // call's future.
+                Box::pin(tell(self.peer, self.token.as_ref(), note)).await;
+            }
+        }
+    }
+}
+
+/// The sinks a call reports and logs into, and what runs it while sending what they receive
+/// ([`Forward::run`]); `None` for a request that asked for neither (no progress token, no log
+/// level): its messages are dropped, and the call runs as it is.
+pub(super) fn forwarder(
+    context: &RequestContext<RoleServer>,
+    level: Option<LogLevel>,
+) -> (Notes, Option<Forward<'_>>) {
+    let token = context.meta.get_progress_token();
+    if token.is_none() && level.is_none() {
+        let notes = Notes {
+            progress: None,
+            log: Arc::clone(&DISCARD),
+        };
+        return (notes, None);
+    }
+    let shared = Arc::new(Shared {
+        queue: Mutex::new(Vec::new()),
+        waker: Mutex::new(None),
+        done: AtomicBool::new(false),
+        level,
+    });
+    let notes = Notes {
+        progress: token
+            .is_some()
+            .then(|| Arc::clone(&shared) as Arc<dyn ProgressSink>),
+        log: Arc::clone(&shared) as Arc<dyn LogSink>,
+    };
+    let forward = Forward {
+        shared,
+        peer: &context.peer,
+        token,
+    };
+    (notes, Some(forward))
 }
 
 async fn tell(peer: &Peer<RoleServer>, token: Option<&ProgressToken>, note: Note) {

@@ -259,19 +259,8 @@ impl BoundTool {
         // Asked once the arguments are known good (a person is not asked about a call that
         // would fail anyway) and before the body starts: a declined call has done nothing.
         let mut approved = if self.needs_approval() {
-            let approval = self.context.approval();
-            // A copy only for calls that ask: a person looks at them anyway.
-            let arguments = Value::Object(args.clone());
-            let request = ApprovalRequest {
-                session_id: &self.context.session().session_id,
-                call_id: &call_id,
-                tool: name,
-                title: self.annotations().title,
-                arguments: &arguments,
-                policy: approval.policy,
-            };
-            let chat = self.context.fields.chat.as_ref();
-            match gate::ask(approval, hooks.approver.as_ref(), chat, &request, cancel).await {
+            // Boxed: only calls that ask carry the question's state, not every call's future.
+            match Box::pin(self.ask(&call_id, &args, &hooks, cancel)).await {
                 gate::Verdict::Run(record) => Some(record),
                 gate::Verdict::Refuse(result) => return result,
                 gate::Verdict::Cancelled => return cancelled(name),
@@ -285,14 +274,18 @@ impl BoundTool {
         // call early, so the body gets that: no per-call allocation and no extra locking.
         let own_token = self.timeout.map(|_| CancellationToken::new());
         let _stop_on_exit = own_token.as_ref().map(|t| t.clone().drop_guard());
-        let progress = hooks.progress.clone().map(ProgressGate::new);
+        // Boxed: only a call somebody listens to carries a gate.
+        let progress = hooks
+            .progress
+            .clone()
+            .map(|sink| Box::new(ProgressGate::new(sink)));
         // Closed however the call ends, so nothing is reported once it has answered.
-        let _close_progress = progress.as_ref().map(CloseOnDrop);
+        let _close_progress = progress.as_deref().map(CloseOnDrop);
         let info = CallInfo::new(
             name,
             &call_id,
             own_token.as_ref().unwrap_or(cancel),
-            progress.as_ref(),
+            progress.as_deref(),
             &hooks,
         );
         // Binding checked the context against this definition: the body's view needs no
@@ -337,6 +330,31 @@ impl BoundTool {
             Poll::Pending
         })
         .await
+    }
+}
+
+impl BoundTool {
+    /// Asks whoever approves this session's calls about this one.
+    async fn ask(
+        &self,
+        call_id: &str,
+        args: &serde_json::Map<String, Value>,
+        hooks: &crate::call::CallHooks,
+        cancel: &CancellationToken,
+    ) -> gate::Verdict {
+        let approval = self.context.approval();
+        // A copy only for calls that ask: a person looks at them anyway.
+        let arguments = Value::Object(args.clone());
+        let request = ApprovalRequest {
+            session_id: &self.context.session().session_id,
+            call_id,
+            tool: &self.name,
+            title: self.annotations().title,
+            arguments: &arguments,
+            policy: approval.policy,
+        };
+        let chat = self.context.fields.chat.as_ref();
+        gate::ask(approval, hooks.approver.as_ref(), chat, &request, cancel).await
     }
 }
 

@@ -274,12 +274,12 @@ impl Session {
     /// assert_eq!(session.entries().await.unwrap()[0].tool, "ping_looked_up");
     /// # });
     /// ```
-    pub async fn execute_tool(
-        &self,
-        tool: &BoundTool,
+    pub fn execute_tool<'a>(
+        &'a self,
+        tool: &'a BoundTool,
         call: ToolCall,
-        cancel: &CancellationToken,
-    ) -> ToolResult {
+        cancel: &'a CancellationToken,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
         self.record(
             self.parent_call.as_deref(),
             tool.name(),
@@ -287,7 +287,6 @@ impl Session {
             call,
             cancel,
         )
-        .await
     }
 
     /// Runs one call that another call of this session made (code run by `execute_code`
@@ -329,22 +328,36 @@ impl Session {
         call: ToolCall,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        let run = |call| async move {
-            match tool {
-                Some(tool) => tool.execute(call, cancel).await,
-                None => self.tools.unknown(name),
+        match (self.log(), tool) {
+            // No record: the call is the tool's own future, with nothing around it.
+            (None, Some(tool)) => tool.execute(call, cancel).await,
+            (None, None) => self.tools.unknown(name),
+            // Boxed: a call of a session without a log carries none of the record's state.
+            (Some(log), tool) => {
+                Box::pin(self.logged(log, parent_call, name, tool, call, cancel)).await
             }
-        };
-        let Some(log) = self.log() else {
-            return run(call).await;
-        };
+        }
+    }
+
+    async fn logged(
+        &self,
+        log: &Arc<dyn ExecutionLog>,
+        parent_call: Option<&str>,
+        name: &str,
+        tool: Option<&BoundTool>,
+        call: ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
         let started_at_ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
         let started = Instant::now();
         let call_id = call.id.clone();
         let arguments = call.arguments.clone();
-        let result = run(call).await;
+        let result = match tool {
+            Some(tool) => tool.execute(call, cancel).await,
+            None => self.tools.unknown(name),
+        };
         let entry = LogEntry {
             session_id: self.id().to_string(),
             call_id,
