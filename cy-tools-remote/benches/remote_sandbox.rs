@@ -12,7 +12,7 @@
 //! like the control server's). Goal: `read_file`, `list_directory` and `find_files` at most
 //! 1.5x that floor.
 //!
-//! Reproduce: `cargo bench -p cy-tools-builtin --bench remote_sandbox` (with
+//! Reproduce: `cargo bench -p cy-tools-remote --bench remote_sandbox` (with
 //! `REMOTE_SANDBOX_ONLY=find_files`, say, for one tool's paired figure).
 
 use std::sync::Arc;
