@@ -9,6 +9,7 @@ mod support;
 
 mod dialect_conformance;
 mod dialect_json;
+mod host_log;
 mod macro_calls;
 mod macro_registry;
 mod macro_schemas;
