@@ -79,9 +79,8 @@ impl McpServer {
             }
         };
         // The call's notes are all sent before its answer; a request that asked for none has
-        // its call run as it is.
-        // Pinned here, once: the call's future is the largest part of this one, and is not
-        // moved again.
+        // its call run as it is. Pinned here, once: the call's future is the largest part of
+        // this one, and is not moved again.
         let mut run = pin!(run);
         let result = match forward {
             Some(forward) => forward.run(run.as_mut()).await,

@@ -300,22 +300,32 @@ impl IntoSharedContext for &Arc<ToolContext> {
 /// a [`BoundTool`](crate::BoundTool) makes one, and only for the definition it was bound from.
 ///
 /// ```
-/// use cy_tools::binding::BoundContext;
-/// use cy_tools::{BoxFuture, CallInfo, ToolResult, call::ArgsError, definition::{Definition, ToolMeta, Schema}};
-/// # use cy_tools::{binding::BindError, capability::Capabilities};
-/// # use serde_json::{Map, Value};
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// use cy_tools::binding::{BindError, BoundContext, bind_tool};
+/// use cy_tools::capability::Capabilities;
+/// use cy_tools::definition::{Definition, Schema, ToolMeta};
+/// use cy_tools::{BoxFuture, CallInfo, CancellationToken, SessionIdentity, ToolCall, ToolContext, ToolResult, call::ArgsError};
+/// use serde_json::{Map, Value};
+///
 /// /// A hand-made kind of tool reads the session it runs in from the context it is given.
-/// struct WhoAmI(ToolMeta);
+/// struct WhoAmI(ToolMeta, Schema);
 /// impl Definition for WhoAmI {
 ///     fn meta(&self) -> &ToolMeta { &self.0 }
 ///     fn capabilities(&self) -> Capabilities { Capabilities::NONE }
-///     fn schema(&self) -> Result<&Schema, BindError> { unimplemented!("not called here") }
+///     fn schema(&self) -> Result<&Schema, BindError> { Ok(&self.1) }
 ///     fn start<'a>(&'a self, context: BoundContext<'a>, _: Map<String, Value>, _: CallInfo<'a>)
 ///         -> Result<BoxFuture<'a, ToolResult>, ArgsError> {
 ///         let session = context.get().session().session_id.clone();
 ///         Ok(Box::pin(async move { ToolResult::text(session) }))
 ///     }
 /// }
+///
+/// let schema = Schema::canonical(serde_json::json!({"type": "object"})).unwrap();
+/// let who: &'static WhoAmI = Box::leak(Box::new(WhoAmI(ToolMeta::new("who_am_i", "Says the session."), schema)));
+/// let tool = bind_tool(who, ToolContext::new(SessionIdentity::root("s-7", "acme"))).unwrap();
+/// let call = ToolCall::new("c-1", serde_json::json!({}));
+/// assert_eq!(tool.execute(call, &CancellationToken::new()).await.to_string(), "s-7");
+/// # });
 /// ```
 #[derive(Clone, Copy)]
 pub struct BoundContext<'a> {
