@@ -293,26 +293,33 @@ impl ToolRegistry {
         mut left_out: impl FnMut(&str, LeftOut),
     ) -> Toolset {
         let mut tools = Vec::with_capacity(names.len());
-        // A linear scan is cheaper than hashing for the usual dozen names.
-        let mut seen_small: Vec<&str> = Vec::with_capacity(names.len().min(32));
-        let mut seen_large: Option<HashSet<&str>> = (names.len() > 32).then(HashSet::new);
+        // A name listed twice is bound once. Compared by entry (an address), not by name: a
+        // linear scan of a dozen addresses is cheaper than hashing or comparing the strings.
+        let mut seen_small: Vec<*const Entry> = Vec::with_capacity(names.len().min(32));
+        let mut seen_large: Option<HashSet<*const Entry>> = (names.len() > 32).then(HashSet::new);
+        let mut unknown: Vec<&str> = Vec::new();
         for name in names {
             let name = name.as_ref();
+            let Some(entry) = self.entries.get(name) else {
+                // Reported once, however often it is listed (the rare path: compared by name).
+                if !unknown.contains(&name) {
+                    unknown.push(name);
+                    left_out(name, LeftOut::Unknown);
+                }
+                continue;
+            };
+            let at: *const Entry = entry;
             let repeated = match seen_large.as_mut() {
-                Some(seen) => !seen.insert(name),
-                None if seen_small.contains(&name) => true,
+                Some(seen) => !seen.insert(at),
+                None if seen_small.contains(&at) => true,
                 None => {
-                    seen_small.push(name);
+                    seen_small.push(at);
                     false
                 }
             };
             if repeated {
                 continue;
             }
-            let Some(entry) = self.entries.get(name) else {
-                left_out(name, LeftOut::Unknown);
-                continue;
-            };
             match BoundTool::bind_as(Arc::clone(&entry.name), entry.definition, context) {
                 Ok(tool) => tools.push(tool),
                 Err(err) => left_out(name, LeftOut::Unavailable(err)),
