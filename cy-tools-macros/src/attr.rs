@@ -24,6 +24,59 @@ pub(crate) const TOOL_OPTIONS: &[&str] = &[
     "crate",
 ];
 
+/// The options of `#[resource(...)]`.
+const RESOURCE_OPTIONS: &[&str] = &[
+    "uri",
+    "name",
+    "description",
+    "mime_type",
+    "title",
+    "capabilities",
+    "complete",
+    "register",
+    "crate",
+];
+
+/// The options of `#[prompt(...)]`.
+const PROMPT_OPTIONS: &[&str] = &[
+    "name",
+    "description",
+    "title",
+    "capabilities",
+    "complete",
+    "register",
+    "crate",
+];
+
+/// What the attribute makes: a tool, a resource or a prompt. They share the function model,
+/// the checks and the generation; this says where they differ.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Kind {
+    #[default]
+    Tool,
+    Resource,
+    Prompt,
+}
+
+impl Kind {
+    /// The attribute's name, for messages: `tool`, `resource`, `prompt`.
+    pub(crate) fn attr(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Resource => "resource",
+            Kind::Prompt => "prompt",
+        }
+    }
+
+    pub(crate) fn options(self) -> &'static [&'static str] {
+        match self {
+            Kind::Tool => TOOL_OPTIONS,
+            Kind::Resource => RESOURCE_OPTIONS,
+            Kind::Prompt => PROMPT_OPTIONS,
+        }
+    }
+}
+
 /// Spellings people reach for that are too far from the real option for `did_you_mean`.
 const TOOL_OPTION_ALIASES: &[(&str, &str)] = &[
     ("caps", "capabilities"),
@@ -55,6 +108,14 @@ pub(crate) struct ToolArgs {
     pub(crate) timeout: Option<(u64, Span)>,
     pub(crate) register: Option<Flag>,
     pub(crate) krate: Option<Path>,
+    /// What the attribute makes.
+    pub(crate) kind: Kind,
+    /// A resource's URI or URI template.
+    pub(crate) uri: Option<LitStr>,
+    /// A resource's media type.
+    pub(crate) mime_type: Option<LitStr>,
+    /// A resource's or prompt's completer function.
+    pub(crate) complete: Option<Path>,
 }
 
 impl ToolArgs {
@@ -63,34 +124,58 @@ impl ToolArgs {
     }
 }
 
-/// Parses the tokens inside `#[tool(...)]`. Unknown or repeated options are recorded in
-/// `errors` and parsing goes on, so one build reports them all.
-pub(crate) fn parse_tool_args(tokens: TokenStream, errors: &mut Errors) -> ToolArgs {
-    let mut args = ToolArgs::default();
+/// Parses the tokens inside `#[tool(...)]` (or `#[resource(...)]`, `#[prompt(...)]`, as
+/// `kind` says). Unknown or repeated options are recorded in `errors` and parsing goes on, so
+/// one build reports them all.
+pub(crate) fn parse_tool_args(tokens: TokenStream, errors: &mut Errors, kind: Kind) -> ToolArgs {
+    let mut args = ToolArgs {
+        kind,
+        ..ToolArgs::default()
+    };
+    let attr = kind.attr();
+    let options = kind.options();
     let mut seen: Vec<String> = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let Some(key) = meta.path.get_ident().map(|i| i.to_string()) else {
             errors.spanned(
                 &meta.path,
                 format!(
-                    "`#[tool]` options are single words: valid options are {}",
-                    one_of(TOOL_OPTIONS)
+                    "`#[{attr}]` options are single words: valid options are {}",
+                    one_of(options)
                 ),
             );
             return skip_value(&meta);
         };
         let span = meta.path.span();
-        if TOOL_OPTIONS.contains(&key.as_str()) {
+        if options.contains(&key.as_str()) {
             if seen.contains(&key) {
                 errors.at(
                     span,
                     format!(
-                        "duplicate `#[tool]` option `{key}`: give each option once; remove this one"
+                        "duplicate `#[{attr}]` option `{key}`: give each option once; remove this one"
                     ),
                 );
                 return skip_value(&meta);
             }
             seen.push(key.clone());
+        } else {
+            let suggestion = TOOL_OPTION_ALIASES
+                .iter()
+                .find(|(alias, _)| *alias == key)
+                .map(|(_, real)| *real)
+                .filter(|real| options.contains(real))
+                .or_else(|| did_you_mean(&key, options));
+            let message = match suggestion {
+                Some(close) => {
+                    format!("unknown `#[{attr}]` option `{key}`: did you mean `{close}`?")
+                }
+                None => format!(
+                    "unknown `#[{attr}]` option `{key}`: valid options are {}",
+                    one_of(options)
+                ),
+            };
+            errors.at(span, message);
+            return skip_value(&meta);
         }
         // A malformed value is reported and skipped, so the options after it are still checked.
         match scalar_option(&key, &meta, &mut args, errors) {
@@ -101,8 +186,9 @@ pub(crate) fn parse_tool_args(tokens: TokenStream, errors: &mut Errors) -> ToolA
                 return skip_rest(&meta);
             }
         }
-        match key.as_str() {
-            "capabilities" => {
+        // Every other listed option is a scalar, parsed above.
+        if key == "capabilities" {
+            {
                 if !meta.input.peek(syn::token::Paren) {
                     errors.at(
                         span,
@@ -127,24 +213,6 @@ pub(crate) fn parse_tool_args(tokens: TokenStream, errors: &mut Errors) -> ToolA
                     }
                     skip_value(&cap)
                 })?;
-            }
-            _ => {
-                let suggestion = TOOL_OPTION_ALIASES
-                    .iter()
-                    .find(|(alias, _)| *alias == key)
-                    .map(|(_, real)| *real)
-                    .or_else(|| did_you_mean(&key, TOOL_OPTIONS));
-                let message = match suggestion {
-                    Some(close) => {
-                        format!("unknown `#[tool]` option `{key}`: did you mean `{close}`?")
-                    }
-                    None => format!(
-                        "unknown `#[tool]` option `{key}`: valid options are {}",
-                        one_of(TOOL_OPTIONS)
-                    ),
-                };
-                errors.at(span, message);
-                return skip_value(&meta);
             }
         }
         Ok(())
@@ -173,6 +241,9 @@ fn scalar_option(
         "open_world" => args.open_world = Some(flag(meta)?),
         "register" => args.register = Some(flag(meta)?),
         "timeout" => args.timeout = timeout(meta, errors)?,
+        "uri" => args.uri = Some(string_value(meta)?),
+        "mime_type" => args.mime_type = Some(string_value(meta)?),
+        "complete" => args.complete = Some(meta.value()?.call(Path::parse_mod_style)?),
         "crate" => {
             let value = meta.value()?;
             args.krate = Some(if value.peek(LitStr) {

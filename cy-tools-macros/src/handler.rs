@@ -8,9 +8,10 @@ use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, ReturnType, Type};
 
 use crate::ast::{ParamKind, ToolFn};
+use crate::attr::Kind;
 
-/// The handler's body, for the tool called `name`.
-pub(crate) fn body(tool: &ToolFn, name: &Literal, krate: &TokenStream) -> TokenStream {
+/// The handler's body, for the tool (resource, prompt) called `name`.
+pub(crate) fn body(tool: &ToolFn, name: &Literal, krate: &TokenStream, kind: Kind) -> TokenStream {
     let sig = &tool.item.sig;
     let call_args = tool.params.iter().map(|p| {
         let cfgs = &p.attrs.cfgs;
@@ -60,7 +61,24 @@ pub(crate) fn body(tool: &ToolFn, name: &Literal, krate: &TokenStream) -> TokenS
         (&&&&&#krate::__private::Returned::of(&__out)).kind().convert(__out)
     }};
     let is_async = sig.asyncness.is_some();
-    let states = state_lets(tool, name, krate, is_async);
+    let states = state_lets(tool, name, krate, is_async, kind);
+    // A resource or a prompt (always `async`, `catalog` checked) converts what it returns
+    // with its own trait, named on the return type's span when the type does not convert.
+    let catalog_convert = match kind {
+        Kind::Tool => None,
+        Kind::Resource => Some(quote_spanned! {ret_span=>
+            #krate::__private::IntoReadOutput::into_read_output(__out)
+        }),
+        Kind::Prompt => Some(quote_spanned! {ret_span=>
+            #krate::__private::IntoPromptReply::into_prompt_reply(__out)
+        }),
+    };
+    if let Some(convert) = catalog_convert {
+        let call = quote_spanned! {ret_span=>
+            #krate::__private::box_mapped(#callee(#(#call_args),*), |__out| #convert)
+        };
+        return quote!(#(#states)* #call);
+    }
     // Spanned on the return type too, so a body whose future is not `Send` (or, for a sync
     // function, whose arguments are not) is reported there.
     if is_async {
@@ -87,11 +105,14 @@ fn state_lets<'a>(
     name: &'a Literal,
     krate: &'a TokenStream,
     is_async: bool,
+    kind: Kind,
 ) -> impl Iterator<Item = TokenStream> + 'a {
     tool.params.iter().filter_map(move |p| {
         let ty = state_type(tool, &p.kind)?;
         let var = format_ident!("__state_{}", p.index);
-        let fail = if is_async {
+        let fail = if kind != Kind::Tool {
+            quote!(return #krate::__private::state_failed(error))
+        } else if is_async {
             quote!(return #krate::__private::ready(error))
         } else {
             quote!(return error)

@@ -8,6 +8,7 @@
 mod ast;
 mod attr;
 mod caps;
+mod catalog;
 mod doc;
 mod errors;
 mod expand;
@@ -323,7 +324,110 @@ use proc_macro::TokenStream;
 /// generated items), so other code that calls it keeps compiling.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
-    expand::tool(args.into(), input.into()).into()
+    expand::attribute(attr::Kind::Tool, args.into(), input.into()).into()
+}
+
+/// Turns an `async fn` into a resource: data a client reads by URI, registered at link time,
+/// bound per session, listed and served by the MCP server. Use it as `cy_tools::catalog::resource`
+/// (it is also in `cy_tools::prelude`).
+///
+/// The URI is fixed (`uri = "test://static-text"`) or a URI template whose `{variables}` are
+/// exactly the function's arguments, each matching one path segment and read as the
+/// argument's type (`{id}` can be a `u64`). Everything else is as for [`macro@tool`]: the doc
+/// comment is the description, `ctx: Ctx<'_>`, `call: CallInfo`, context fields and
+/// `State<'_, T>` are taken the same way, and a body touching an undeclared capability does
+/// not compile. It returns `String` or `&'static str` (text), `Vec<u8>` (bytes),
+/// `serde_json::Value` or `Json<T>` (JSON), `ResourceContents` or a `Vec` of them, or a
+/// `Result` of one of these whose error is `Display`.
+///
+/// ```
+/// use cy_tools::prelude::*;
+///
+/// /// One order, as JSON.
+/// #[resource(uri = "shop://orders/{id}", mime_type = "application/json", title = "Order")]
+/// async fn order(/** The order's number. */ id: u64) -> Json<serde_json::Value> {
+///     Json(serde_json::json!({"id": id, "status": "shipped"}))
+/// }
+///
+/// use cy_tools::catalog::Resource;
+/// assert_eq!(ORDER.meta().uri(), "shop://orders/{id}");
+/// assert!(ORDER.template().unwrap().is_template());
+/// ```
+///
+/// | option | meaning |
+/// |---|---|
+/// | `uri = "..."` | the URI or URI template (required) |
+/// | `name = "..."` | the resource's name, instead of the function's |
+/// | `description = "..."` | the description, instead of the doc comment |
+/// | `mime_type = "..."` | the media type of what it reads |
+/// | `title = "..."` | a title, for a person |
+/// | `capabilities(env, ...)` | the context fields the body may touch |
+/// | `complete = path` | a `fn(&str, &str) -> Vec<String>` offering values for a variable (else an enum's variants are offered) |
+/// | `register = false`, `crate = path` | as for [`macro@tool`] |
+///
+/// A variable the function does not take, or an argument the URI does not name, is a compile
+/// error saying which:
+///
+/// ```compile_fail
+/// use cy_tools::prelude::*;
+///
+/// /// One row.
+/// #[resource(uri = "db://rows/{id}")]
+/// async fn row(/** The row. */ key: String) -> String { key } // error: `key` is not a variable of the URI
+/// ```
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::attribute(attr::Kind::Resource, args.into(), input.into()).into()
+}
+
+/// Turns an `async fn` into a prompt: a message template a person picks, with typed arguments,
+/// registered at link time, bound per session, listed and served by the MCP server. Use it as
+/// `cy_tools::catalog::prompt` (it is also in `cy_tools::prelude`).
+///
+/// Each argument's doc comment is its description; MCP sends argument values as strings, read
+/// as the argument's type (a `u32` from `"3"`); `Option<T>` is optional. Everything else is as
+/// for [`macro@tool`]. It returns `String` or `&'static str` (one user message),
+/// `PromptMessage`, `Vec<PromptMessage>` or `PromptReply`, or a `Result` of one of these whose
+/// error is `Display`.
+///
+/// ```
+/// use cy_tools::prelude::*;
+/// use cy_tools::catalog::{PromptMessage, Role};
+///
+/// /// Asks for a review of a file in the workspace.
+/// #[prompt(title = "Review a file", capabilities(env))]
+/// async fn review_file(
+///     ctx: Ctx<'_>,
+///     /// The file, relative to the workspace.
+///     path: String,
+///     /// What to focus on.
+///     focus: Option<String>,
+/// ) -> Result<Vec<PromptMessage>, ToolError> {
+///     let text = String::from_utf8_lossy(&ctx.env().read(&path).await?).into_owned();
+///     Ok(vec![
+///         PromptMessage::user(format!("Review `{path}`, focusing on {}.", focus.as_deref().unwrap_or("correctness"))),
+///         PromptMessage::new(Role::User, Content::embedded_text(format!("file:///{path}"), "text/plain", text)),
+///     ])
+/// }
+/// ```
+///
+/// Its options are `name`, `description`, `title`, `capabilities(...)`, `complete = path`,
+/// `register` and `crate`, as for [`macro@resource`]. A body touching a context field it did not
+/// declare does not compile:
+///
+/// ```compile_fail
+/// use cy_tools::prelude::*;
+///
+/// /// Tells the chat.
+/// #[prompt]
+/// async fn tell(ctx: Ctx<'_>) -> String {
+///     let _ = ctx.chat(); // error: `chat` is not declared
+///     String::new()
+/// }
+/// ```
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
+    expand::attribute(attr::Kind::Prompt, args.into(), input.into()).into()
 }
 
 /// Makes the methods marked `#[tool]` in an `impl` block tools whose `&self` is the

@@ -76,7 +76,7 @@ pub(crate) fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
         };
         let Expanded {
             function, items, ..
-        } = expand(tool_args, function, Some(context));
+        } = expand(crate::attr::Kind::Tool, tool_args, function, Some(context));
         method.attrs = function.attrs;
         method.sig = function.sig;
         generated.extend(replace_self(items, &self_ty));

@@ -448,7 +448,16 @@ impl LocalSessionFactory {
             self.can_run_subagents(&spec),
         )
         .map_err(invalid)?;
-        let session = Session::new(context, tools).with_spec(spec);
+        // Names nothing is registered under, or that cannot bind, are left out with a warning,
+        // as tools are.
+        let (catalog, _left_out) =
+            self.host
+                .registry
+                .catalog()
+                .build(&spec.resources, &spec.prompts, &context);
+        let session = Session::new(context, tools)
+            .with_catalog(catalog)
+            .with_spec(spec);
         let session = match parent_call {
             Some(call) => session.with_parent_call(call),
             None => session,

@@ -67,12 +67,9 @@ pub(super) fn child_spec(
             .subagents
             .iter()
             .map(|p| SubagentProfile {
-                tools: p
-                    .tools
-                    .iter()
-                    .filter(|t| allowed.contains(t))
-                    .cloned()
-                    .collect(),
+                tools: within(&p.tools, allowed),
+                resources: within(&p.resources, &profile.resources),
+                prompts: within(&p.prompts, &profile.prompts),
                 ..p.clone()
             })
             .collect()
@@ -88,6 +85,8 @@ pub(super) fn child_spec(
             .as_ref()
             .map(|host| super::workspace::child_host(host, workspace)),
         tools: profile.tools.clone(),
+        resources: profile.resources.clone(),
+        prompts: profile.prompts.clone(),
         executor: parent.executor.clone(),
         chat: false,
         // A child's code calls only the child's own tools, so code mode widens nothing.
@@ -97,6 +96,15 @@ pub(super) fn child_spec(
         // A child asks about the same calls as its parent: nothing widens down the tree.
         approve: parent.approve,
     }
+}
+
+/// The names of `names` that `allowed` holds too.
+fn within(names: &[String], allowed: &[String]) -> Vec<String> {
+    names
+        .iter()
+        .filter(|n| allowed.contains(n))
+        .cloned()
+        .collect()
 }
 
 /// Checks what the rest of the code relies on, naming the field and the fix.

@@ -120,6 +120,7 @@ pub mod approval;
 pub mod binding;
 pub mod call;
 pub mod capability;
+pub mod catalog;
 pub mod definition;
 pub mod dialect;
 pub mod memory;
@@ -161,6 +162,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// ```
 pub mod prelude {
     pub use crate::call::{Content, IntoToolResult};
+    pub use crate::catalog::{prompt, resource};
     pub use crate::definition::Definition;
     pub use crate::services::{
         Chat, ChatMessage, ChildSessionFactory, CodeExecutor, Coordinator, ExecutionLog, Sandbox,
@@ -183,6 +185,10 @@ pub mod __private {
     pub use cy_tools_macros::capability_set;
 
     pub use crate::binding::ToolRegistration;
+    pub use crate::catalog::{
+        IntoPromptReply, IntoReadOutput, PromptDefinition, PromptRegistration, PromptReply,
+        ReadOutput, ResourceDefinition, ResourceRegistration,
+    };
     pub use crate::call::blocking::run_blocking;
     pub use crate::call::box_result;
     pub use crate::call::returned::{
@@ -203,6 +209,24 @@ pub mod __private {
     /// `#[doc = include_str!(...)]`, without the blank lines and spaces around it.
     pub const fn trim_doc(text: &'static str) -> &'static str {
         text.trim_ascii()
+    }
+
+    /// Not public API. Used by generated code: a resource's or prompt's future, its output
+    /// converted.
+    pub fn box_mapped<'a, F, O>(
+        future: F,
+        convert: impl FnOnce(F::Output) -> O + Send + 'a,
+    ) -> BoxFuture<'a, O>
+    where
+        F: std::future::Future + Send + 'a,
+    {
+        Box::pin(async move { convert(future.await) })
+    }
+
+    /// Not public API. Used by generated code: a resource's or prompt's answer when the
+    /// application state it takes is missing (binding makes that unreachable in a session).
+    pub fn state_failed<'a, T: Send + 'a>(error: ToolResult) -> BoxFuture<'a, Result<T, String>> {
+        Box::pin(std::future::ready(Err(error.text_content())))
     }
 
     /// Not public API. Used by generated code: an answer that is ready, as a tool body's

@@ -85,6 +85,17 @@ pub enum RegistryError {
         /// Where the second registration comes from.
         second: String,
     },
+    /// Two resources or two prompts share a name, or two resources one URI.
+    DuplicateEntry {
+        /// `resource` or `prompt`.
+        kind: &'static str,
+        /// The name, or the URI.
+        name: String,
+        /// Where the first registration comes from.
+        first: String,
+        /// Where the second registration comes from.
+        second: String,
+    },
     /// A name is not a valid tool name.
     InvalidName {
         /// What is wrong, with the rule.
@@ -102,6 +113,24 @@ impl fmt::Display for RegistryError {
             } => write!(
                 f,
                 "two tools are registered as `{name}`: `{first}` and `{second}`; rename one (`#[tool(name = \"...\")]`) or register one with `register = false`"
+            ),
+            RegistryError::DuplicateEntry {
+                kind,
+                name,
+                first,
+                second,
+            } if name.contains(':') => write!(
+                f,
+                "two {kind}s answer the URI `{name}`: `{first}` and `{second}`; give one another URI, or register one with `register = false`"
+            ),
+            RegistryError::DuplicateEntry {
+                kind,
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "two {kind}s are registered as `{name}`: `{first}` and `{second}`; rename one (`#[{kind}(name = \"...\")]`) or register one with `register = false`"
             ),
             RegistryError::InvalidName { message } => f.write_str(message),
         }

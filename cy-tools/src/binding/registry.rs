@@ -11,6 +11,7 @@ use super::context::{IntoSharedContext, ToolContext};
 use super::error::{BindError, RegistryError};
 use super::report::{BuildReport, LeftOut};
 use super::toolset::Toolset;
+use crate::catalog::CatalogRegistry;
 use crate::definition::{Definition, name_problem};
 
 /// One link-time registration: what `#[tool]` submits to `inventory`.
@@ -78,6 +79,8 @@ pub struct ToolRegistry {
     /// short tool names that is several times cheaper than a sorted map's comparisons or
     /// `std`'s SipHash. The keys are the application's own tool names, not input.
     entries: HashMap<Arc<str>, Entry, BuildHasherDefault<Fnv>>,
+    /// The resources and prompts, filled as the tools are.
+    catalog: CatalogRegistry,
     on_unknown: OnUnknown,
     on_unavailable: OnUnavailable,
 }
@@ -93,6 +96,7 @@ impl ToolRegistry {
     pub fn new() -> Self {
         ToolRegistry {
             entries: HashMap::default(),
+            catalog: CatalogRegistry::new(),
             on_unknown: Arc::new(|name| {
                 tracing::warn!(
                     tool = name,
@@ -105,13 +109,14 @@ impl ToolRegistry {
         }
     }
 
-    /// Every tool registration linked into this binary.
+    /// Every tool, resource and prompt registration linked into this binary.
     ///
     /// # Errors
     /// [`RegistryError::Duplicate`] when two registrations share a name (naming both), or
     /// [`RegistryError::InvalidName`].
     pub fn linked() -> Result<Self, RegistryError> {
         let mut registry = ToolRegistry::new();
+        registry.catalog = CatalogRegistry::linked()?;
         for registration in inventory::iter::<ToolRegistration> {
             registry.insert(
                 registration.definition.name(),
@@ -163,6 +168,17 @@ impl ToolRegistry {
             },
         );
         Ok(())
+    }
+
+    /// The resources and prompts registered beside the tools: what a session spec's
+    /// `resources` and `prompts` name.
+    pub fn catalog(&self) -> &CatalogRegistry {
+        &self.catalog
+    }
+
+    /// The same, to register resources and prompts by hand.
+    pub fn catalog_mut(&mut self) -> &mut CatalogRegistry {
+        &mut self.catalog
     }
 
     /// Sets what happens when [`build`](Self::build) meets a name nothing is registered under.

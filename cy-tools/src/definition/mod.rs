@@ -16,7 +16,7 @@ mod name;
 mod output;
 mod raw;
 pub(crate) mod schema;
-mod typed;
+pub(crate) mod typed;
 pub(crate) mod validate;
 
 pub use annotations::ToolAnnotations;

@@ -70,13 +70,13 @@ pub struct ToolDefinition<P, C: CapabilitySet = NoCapabilities> {
 }
 
 /// The canonical schema, and a validator when the schema constrains more than the type does.
-struct Checked {
-    schema: Schema,
-    validator: Option<validate::Validator>,
+pub(crate) struct Checked {
+    pub(crate) schema: Schema,
+    pub(crate) validator: Option<validate::Validator>,
 }
 
 impl Checked {
-    fn generate<P: JsonSchema>(refuse_lone_struct: bool) -> Result<Checked, String> {
+    pub(crate) fn generate<P: JsonSchema>(refuse_lone_struct: bool) -> Result<Checked, String> {
         let schema = schema::generate::<P>()?;
         if refuse_lone_struct && let Some(problem) = schema::lone_struct_argument(schema.value()) {
             return Err(problem);

@@ -11,6 +11,7 @@ use super::spec::SessionSpec;
 use crate::approval::Approval;
 use crate::binding::{BoundTool, SessionIdentity, ToolContext, ToolRegistry, Toolset};
 use crate::call::{ToolCall, ToolResult};
+use crate::catalog::Catalog;
 use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError, ServiceErrorKind};
 
 /// A live session: its tools bound to its context, the spec it was built from (when a factory
@@ -43,6 +44,8 @@ use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError, ServiceErro
 pub struct Session {
     context: Arc<ToolContext>,
     tools: Toolset,
+    /// Its resources and prompts, bound to the same context.
+    catalog: Catalog,
     spec: Option<Arc<SessionSpec>>,
     parent_call: Option<String>,
     /// What must live as long as any clone of this session does (see
@@ -103,6 +106,7 @@ impl Session {
         Session {
             context,
             tools,
+            catalog: Catalog::default(),
             spec: None,
             parent_call: None,
             keep_alive: None,
@@ -202,6 +206,34 @@ impl Session {
     /// Its tools, in order.
     pub fn tools(&self) -> &Toolset {
         &self.tools
+    }
+
+    /// Its resources and prompts.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The same session with `catalog` as its resources and prompts (bound to its context:
+    /// [`CatalogRegistry::build`](crate::catalog::CatalogRegistry::build) with
+    /// [`context`](Self::context)).
+    ///
+    /// ```
+    /// use cy_tools::prelude::*;
+    /// use cy_tools::catalog::Catalog;
+    ///
+    /// /// The house rules.
+    /// #[resource(uri = "house://rules")]
+    /// async fn house_rules() -> &'static str { "Be kind." }
+    ///
+    /// let session = Session::linked(ToolContext::local(), &[] as &[&str]).unwrap();
+    /// let catalog = Catalog::linked(session.context(), &["house_rules"], &[] as &[&str]).unwrap();
+    /// let session = session.with_catalog(catalog);
+    /// assert_eq!(session.catalog().resources()[0].name(), "house_rules");
+    /// ```
+    #[must_use]
+    pub fn with_catalog(mut self, catalog: Catalog) -> Self {
+        self.catalog = catalog;
+        self
     }
 
     /// The context its tools are bound to, to bind more tools to the same session.

@@ -63,6 +63,13 @@ pub struct SessionSpec {
     /// not they are listed.
     #[serde(default)]
     pub tools: Vec<String>,
+    /// The resources the session offers (by registry name, in order), served by its MCP
+    /// server beside its tools; not written when none, so older specs read as they did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<String>,
+    /// The prompts the session offers, by registry name, in order; not written when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<String>,
     /// How `execute_code` runs code.
     #[serde(default)]
     pub executor: ExecutorSpec,
@@ -110,6 +117,10 @@ struct SpecForm {
     workspace_host: Option<WorkspaceHost>,
     #[serde(default)]
     tools: Vec<String>,
+    #[serde(default)]
+    resources: Vec<String>,
+    #[serde(default)]
+    prompts: Vec<String>,
     #[serde(default)]
     executor: ExecutorSpec,
     #[serde(default)]
@@ -171,6 +182,8 @@ impl SpecForm {
             workspace,
             workspace_host: self.workspace_host,
             tools: self.tools,
+            resources: self.resources,
+            prompts: self.prompts,
             executor: self.executor,
             chat: self.chat,
             code_mode: self.code_mode,
@@ -233,6 +246,8 @@ impl SessionSpec {
             workspace: workspace.into(),
             workspace_host: None,
             tools: Vec::new(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
             executor: ExecutorSpec::default(),
             chat: false,
             code_mode: false,
@@ -253,6 +268,32 @@ impl SessionSpec {
     #[must_use]
     pub fn with_tools<S: Into<String>>(mut self, tools: impl IntoIterator<Item = S>) -> Self {
         self.tools = tools.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same spec offering these resources, by registry name.
+    ///
+    /// ```
+    /// use cy_tools::SessionSpec;
+    /// let spec = SessionSpec::root("s-1", "acme", "/w").with_resources(["house_rules"]).with_prompts(["review"]);
+    /// let json = serde_json::to_value(&spec).unwrap();
+    /// assert_eq!((json["resources"][0].as_str(), json["prompts"][0].as_str()), (Some("house_rules"), Some("review")));
+    /// // A spec without them is written as before.
+    /// assert!(serde_json::to_value(SessionSpec::root("s", "t", "/w")).unwrap().get("resources").is_none());
+    /// ```
+    #[must_use]
+    pub fn with_resources<S: Into<String>>(
+        mut self,
+        resources: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.resources = resources.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The same spec offering these prompts, by registry name.
+    #[must_use]
+    pub fn with_prompts<S: Into<String>>(mut self, prompts: impl IntoIterator<Item = S>) -> Self {
+        self.prompts = prompts.into_iter().map(Into::into).collect();
         self
     }
 

@@ -14,6 +14,12 @@ pub struct SubagentProfile {
     /// Its tools, by registry name (`execute_code` is always added).
     #[serde(default)]
     pub tools: Vec<String>,
+    /// Its resources, by registry name: a child offers these and no others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resources: Vec<String>,
+    /// Its prompts, by registry name: a child offers these and no others.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prompts: Vec<String>,
     /// What one run of it may use.
     #[serde(default)]
     pub limits: SubagentLimits,
@@ -32,9 +38,23 @@ impl SubagentProfile {
         SubagentProfile {
             name: name.into(),
             tools: tools.into_iter().map(Into::into).collect(),
+            resources: Vec::new(),
+            prompts: Vec::new(),
             limits: SubagentLimits::default(),
             model: None,
         }
+    }
+
+    /// The same profile offering these resources and prompts, by registry name.
+    #[must_use]
+    pub fn with_catalog<R: Into<String>, P: Into<String>>(
+        mut self,
+        resources: impl IntoIterator<Item = R>,
+        prompts: impl IntoIterator<Item = P>,
+    ) -> Self {
+        self.resources = resources.into_iter().map(Into::into).collect();
+        self.prompts = prompts.into_iter().map(Into::into).collect();
+        self
     }
 
     /// The same profile with other limits.
