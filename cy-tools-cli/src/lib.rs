@@ -22,6 +22,7 @@ mod agent;
 #[cfg(feature = "agent")]
 mod agent_terminal;
 mod call;
+mod catalog;
 mod control_server;
 mod error;
 mod limits;

@@ -1,4 +1,5 @@
-//! `cy-tools list`: a table of the linked tools.
+//! `cy-tools list`: a table of the linked tools, then of the linked resources and prompts
+//! (when there are any).
 
 use std::process::ExitCode;
 
@@ -24,6 +25,66 @@ pub(super) fn run() -> Result<ExitCode, CliError> {
             summary(definition.description()),
         ]);
     }
+    let mut out = table(&rows);
+    let catalog = registry.catalog();
+    let resources: Vec<_> = catalog
+        .resource_names()
+        .into_iter()
+        .filter_map(|name| catalog.resource(name))
+        .collect();
+    if !resources.is_empty() {
+        let mut rows = vec![[
+            "RESOURCE".to_string(),
+            "URI".to_string(),
+            "CAPABILITIES".to_string(),
+            "DESCRIPTION".to_string(),
+        ]];
+        for resource in resources {
+            let meta = resource.meta();
+            rows.push([
+                meta.name().to_string(),
+                meta.uri().to_string(),
+                resource.capabilities().to_string().replace(", ", ","),
+                summary(meta.description()),
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&table(&rows));
+    }
+    let prompts: Vec<_> = catalog
+        .prompt_names()
+        .into_iter()
+        .filter_map(|name| catalog.prompt(name))
+        .collect();
+    if !prompts.is_empty() {
+        let mut rows = vec![[
+            "PROMPT".to_string(),
+            "ARGUMENTS".to_string(),
+            "CAPABILITIES".to_string(),
+            "DESCRIPTION".to_string(),
+        ]];
+        for prompt in prompts {
+            let meta = prompt.meta();
+            let arguments = prompt
+                .schema()
+                .map(|schema| schema.properties().join(","))
+                .unwrap_or_else(|err| format!("(invalid: {err})"));
+            rows.push([
+                meta.name().to_string(),
+                if arguments.is_empty() { "-".to_string() } else { arguments },
+                prompt.capabilities().to_string().replace(", ", ","),
+                summary(meta.description()),
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&table(&rows));
+    }
+    print_stdout(out.trim_end())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Rows of four columns, the first three padded to their widest cell.
+fn table(rows: &[[String; 4]]) -> String {
     let widths: Vec<usize> = (0..3)
         .map(|col| {
             rows.iter()
@@ -33,15 +94,14 @@ pub(super) fn run() -> Result<ExitCode, CliError> {
         })
         .collect();
     let mut out = String::new();
-    for row in &rows {
+    for row in rows {
         for (col, width) in widths.iter().enumerate() {
             out.push_str(&format!("{:<width$}  ", row[col]));
         }
         out.push_str(&row[3]);
         out.push('\n');
     }
-    print_stdout(out.trim_end())?;
-    Ok(ExitCode::SUCCESS)
+    out
 }
 
 /// All four hints, so a reader need not know MCP's defaults: `read-only` or

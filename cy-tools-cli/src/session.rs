@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use cy_tools::SessionSpec;
 use cy_tools::approval::{Approval, ApprovalPolicy};
+use cy_tools::catalog::ResourceUpdates;
 use cy_tools::binding::LeftOut;
 use cy_tools::session::{ExecutorSpec, SpecDefaults};
 use cy_tools::{
@@ -85,6 +86,8 @@ struct Spec {
     tenant: Option<String>,
     workspace: Option<PathBuf>,
     tools: Option<Vec<String>>,
+    resources: Option<Vec<String>>,
+    prompts: Option<Vec<String>>,
     code_mode: Option<bool>,
     approve: Option<ApprovalPolicy>,
 }
@@ -223,16 +226,24 @@ pub(super) fn open(
     let workspace = std::path::absolute(&root).unwrap_or_else(|_| root.clone());
     let (tools, context, executor) =
         open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
+    let catalog = super::catalog::bind(
+        registry()?.catalog(),
+        spec.resources.as_deref(),
+        spec.prompts.as_deref(),
+        &context,
+        notes,
+    )?;
+    let session = Session::new(context, tools).with_catalog(catalog);
     let Some(executor) = executor else {
         return Ok(Opened {
-            session: Session::new(context, tools),
+            session,
             workspace,
             spent_nonces: None,
         });
     };
     // The session the code calls back into, kept alive by the one handed out.
     let session = executor
-        .attach(Session::new(context, tools))
+        .attach(session)
         .map_err(|err| CliError::new(err.to_string()))?;
     Ok(Opened {
         session,
@@ -280,8 +291,10 @@ fn open_unstored(
         Some(wrapped) => Arc::clone(wrapped) as Arc<dyn CodeExecutor>,
         None => executor,
     };
+    // The hub the session's resources announce changes on, which its tools reach as state.
     let context = Arc::new(
         ToolContext::new(identity)
+            .with_state(ResourceUpdates::default())
             .with_env(env)
             .with_executor(executor)
             .with_approval(Approval::new(approve)),
@@ -430,6 +443,8 @@ fn load_spec(path: &Path) -> Result<Spec, CliError> {
         tenant: (given("identity") || given("tenant")).then(|| spec.identity.tenant.clone()),
         workspace: given("workspace").then(|| PathBuf::from(&spec.workspace)),
         tools: given("tools").then(|| spec.tools.clone()),
+        resources: given("resources").then(|| spec.resources.clone()),
+        prompts: given("prompts").then(|| spec.prompts.clone()),
         code_mode: given("code_mode").then_some(spec.code_mode),
         approve: given("approve").then_some(spec.approve),
     })

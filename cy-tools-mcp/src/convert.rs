@@ -26,40 +26,8 @@ pub(super) fn call_tool_result(
         .count();
     let mut blocks = Vec::with_capacity(result.content.len());
     let mut values = Vec::new();
-    for block in result.content {
-        match block {
-            Content::Text { text } => blocks.push(ContentBlock::text(text)),
-            Content::Image { data, mime_type } => blocks.push(ContentBlock::image(data, mime_type)),
-            Content::Audio { data, mime_type } => blocks.push(ContentBlock::audio(data, mime_type)),
-            Content::Resource {
-                uri,
-                mime_type,
-                body,
-            } => blocks.push(ContentBlock::resource(match body {
-                ResourceBody::Text { text } => ResourceContents::TextResourceContents {
-                    uri,
-                    mime_type,
-                    text,
-                    meta: None,
-                },
-                ResourceBody::Blob { blob } => ResourceContents::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    meta: None,
-                },
-            })),
-            Content::ResourceLink {
-                uri,
-                name,
-                description,
-                mime_type,
-            } => {
-                let mut link = Resource::new(uri, name);
-                link.description = description;
-                link.mime_type = mime_type;
-                blocks.push(ContentBlock::resource_link(link));
-            }
+    for item in result.content {
+        match item {
             Content::Json { value } if json_blocks == 1 => {
                 let value = match output {
                     Some(schema) => schema.structured(value),
@@ -73,6 +41,7 @@ pub(super) fn call_tool_result(
                 blocks.push(ContentBlock::text(value.to_string()));
                 values.push(value);
             }
+            other => blocks.push(block(other)),
         }
     }
     let mut out = if result.is_error {
@@ -86,6 +55,54 @@ pub(super) fn call_tool_result(
         _ => Some(json!({ "result": values })),
     };
     out
+}
+
+/// One block in MCP's shape; JSON as its text (a prompt's message has no structured content).
+pub(super) fn block(content: Content) -> ContentBlock {
+    match content {
+        Content::Text { text } => ContentBlock::text(text),
+        Content::Image { data, mime_type } => ContentBlock::image(data, mime_type),
+        Content::Audio { data, mime_type } => ContentBlock::audio(data, mime_type),
+        Content::Resource {
+            uri,
+            mime_type,
+            body,
+        } => ContentBlock::resource(resource_contents(uri, mime_type, body)),
+        Content::ResourceLink {
+            uri,
+            name,
+            description,
+            mime_type,
+        } => {
+            let mut link = Resource::new(uri, name);
+            link.description = description;
+            link.mime_type = mime_type;
+            ContentBlock::resource_link(link)
+        }
+        Content::Json { value } => ContentBlock::text(value.to_string()),
+    }
+}
+
+/// A resource's contents in MCP's shape.
+pub(super) fn resource_contents(
+    uri: String,
+    mime_type: Option<String>,
+    body: ResourceBody,
+) -> ResourceContents {
+    match body {
+        ResourceBody::Text { text } => ResourceContents::TextResourceContents {
+            uri,
+            mime_type,
+            text,
+            meta: None,
+        },
+        ResourceBody::Blob { blob } => ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            meta: None,
+        },
+    }
 }
 
 #[cfg(test)]

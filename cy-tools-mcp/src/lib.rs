@@ -68,6 +68,7 @@
 
 mod approval;
 mod call;
+mod catalog;
 mod call_slots;
 mod call_task;
 mod convert;

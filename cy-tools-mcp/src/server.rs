@@ -21,6 +21,7 @@ use tokio::runtime::Handle;
 
 use super::ServeError;
 use super::call_slots::{CallSlots, DEFAULT_MAX_CONCURRENT_CALLS};
+use super::catalog::{self, Declarations, Subscriptions};
 use super::logging::{self, ConnectionLevel};
 use super::request_state::{STATE_KEY_ENV, StateCodec};
 use super::unsupported;
@@ -53,6 +54,8 @@ pub struct McpServer {
     pub(super) workspace: Arc<str>,
     /// The level of log messages the connection's client asked for.
     pub(super) log_level: ConnectionLevel,
+    /// The resources the connection's client subscribed to.
+    subscriptions: Subscriptions,
 }
 
 pub(super) struct Inner {
@@ -64,6 +67,8 @@ pub(super) struct Inner {
     declarations: Vec<Tool>,
     /// `` `a`, `b`, `c` ``, for the unknown-tool error.
     names_listed: String,
+    /// The session's resources, templates and prompts, as the lists declare them.
+    catalog: Declarations,
     info: ServerConfig,
 }
 
@@ -123,20 +128,16 @@ impl McpServer {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
+        let catalog = Declarations::of(session.catalog())?;
         let mut implementation = Implementation::new("cy-tools", env!("CARGO_PKG_VERSION"));
         implementation.title = Some("cy-tools".to_string());
-        let info = ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_logging()
-                .build(),
-        )
-        .with_server_info(implementation);
+        let info = ServerConfig::new(capabilities(&catalog)).with_server_info(implementation);
         Ok(McpServer {
             inner: Arc::new(Inner {
                 session,
                 declarations,
                 names_listed,
+                catalog,
                 info,
             }),
             call_runtime: None,
@@ -147,6 +148,7 @@ impl McpServer {
             spent_nonces: None,
             workspace: workspace.into(),
             log_level: ConnectionLevel::default(),
+            subscriptions: Subscriptions::default(),
         })
     }
 
@@ -263,7 +265,15 @@ impl McpServer {
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        self.inner.info.clone()
+        let mut info = self.inner.info.clone();
+        // No update can reach a client between stateless requests: subscriptions are not
+        // offered there (a `resources/subscribe` is still acknowledged, see `subscribe`).
+        if self.stateless
+            && let Some(resources) = info.capabilities.resources.as_mut()
+        {
+            resources.subscribe = None;
+        }
+        info
     }
 
     async fn list_tools(
@@ -317,18 +327,21 @@ impl ServerHandler for McpServer {
 
     async fn complete(
         &self,
-        _request: CompleteRequestParams,
+        request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        Err(unsupported::method("completion/complete"))
+        catalog::complete(self.inner.session.catalog(), &request)
     }
 
     async fn get_prompt(
         &self,
-        _request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        Err(unsupported::method("prompts/get"))
+        let catalog = self.inner.session.catalog();
+        catalog::get(catalog, &request.name, request.arguments, &context.ct)
+            .await
+            .map(Into::into)
     }
 
     async fn list_prompts(
@@ -336,7 +349,9 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        Err(unsupported::method("prompts/list"))
+        Ok(ListPromptsResult::with_all_items(
+            self.inner.catalog.prompts.clone(),
+        ))
     }
 
     async fn list_resources(
@@ -344,7 +359,9 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        Err(unsupported::method("resources/list"))
+        Ok(ListResourcesResult::with_all_items(
+            self.inner.catalog.resources.clone(),
+        ))
     }
 
     async fn list_resource_templates(
@@ -352,31 +369,55 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        Err(unsupported::method("resources/templates/list"))
+        Ok(ListResourceTemplatesResult::with_all_items(
+            self.inner.catalog.templates.clone(),
+        ))
     }
 
     async fn read_resource(
         &self,
-        _request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        Err(unsupported::method("resources/read"))
+        catalog::read(self.inner.session.catalog(), &request.uri, &context.ct)
+            .await
+            .map(Into::into)
     }
 
     async fn subscribe(
         &self,
-        _request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Err(unsupported::method("resources/subscribe"))
+        let catalog = self.inner.session.catalog();
+        if catalog.resource(&request.uri).is_none() {
+            return Err(ErrorData::resource_not_found(
+                format!(
+                    "no resource at `{}` to subscribe to; `resources/list` and `resources/templates/list` list this server's resources",
+                    request.uri
+                ),
+                Some(json!({ "uri": request.uri })),
+            ));
+        }
+        // Stateless HTTP keeps nothing between requests and has no stream to send an update
+        // on: the subscription is acknowledged (the capability does not offer it) and the
+        // client re-reads the resource to see changes.
+        if self.stateless {
+            tracing::debug!(uri = %request.uri, "resources/subscribe over stateless HTTP: no updates can be sent");
+        } else {
+            self.subscriptions
+                .subscribe(request.uri, catalog, context.peer.clone());
+        }
+        Ok(())
     }
 
     async fn unsubscribe(
         &self,
-        _request: UnsubscribeRequestParams,
+        request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        Err(unsupported::method("resources/unsubscribe"))
+        self.subscriptions.unsubscribe(&request.uri);
+        Ok(())
     }
 
     /// `rmcp` hands over as a custom request whatever does not parse as a known one, so a
@@ -403,6 +444,28 @@ impl ServerHandler for McpServer {
         }
         Err(unsupported::method(&request.method))
     }
+}
+
+/// What the server offers: tools and logging always; resources (with subscriptions), prompts
+/// and completions when the session has any.
+fn capabilities(catalog: &Declarations) -> ServerCapabilities {
+    let mut capabilities = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_logging()
+        .build();
+    let has_resources = !catalog.resources.is_empty() || !catalog.templates.is_empty();
+    if has_resources {
+        let mut resources = rmcp::model::ResourcesCapability::default();
+        resources.subscribe = Some(true);
+        capabilities.resources = Some(resources);
+    }
+    if !catalog.prompts.is_empty() {
+        capabilities.prompts = Some(rmcp::model::PromptsCapability::default());
+    }
+    if has_resources || !catalog.prompts.is_empty() {
+        capabilities.completions = Some(serde_json::Map::new());
+    }
+    capabilities
 }
 
 /// The workspace of `session` as approval state names it: its execution host and folder, or

@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use cy_tools::catalog::ResourceUpdates;
 use cy_tools::approval::{Approval, ApprovalPolicy, Approver};
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::StateMap;
@@ -419,6 +420,11 @@ impl LocalSessionFactory {
             .with_state_map(&self.host.state)
             .with_state_map(extras.state())
             .with_approval(self.approval(&spec));
+        // The hub its resources announce changes on, which its tools reach as state (one the
+        // application gave stays).
+        if context.state::<ResourceUpdates>().is_none() {
+            context = context.with_state(ResourceUpdates::default());
+        }
         // Only a root talks to people; subagents get no chat, hence no messaging tools.
         let chat_bound = spec.chat && spec.identity.lineage.is_empty();
         if chat_bound {

@@ -195,6 +195,11 @@ impl CatalogRegistry {
 
     /// Binds the resources and prompts named to `context`, in the order named (a name given
     /// twice once): the catalog, and each name left out with why.
+    ///
+    /// The catalog announces its resources' changes on the context's [`ResourceUpdates`]
+    /// state when it has one (so a tool taking `State<'_, ResourceUpdates>` tells the same
+    /// subscribers; the command line and `cy-tools-session`'s factory give every session one),
+    /// else on a hub of its own.
     pub fn build<R: AsRef<str>, P: AsRef<str>>(
         &self,
         resources: &[R],
@@ -243,7 +248,11 @@ impl CatalogRegistry {
         for (name, why) in &left_out {
             tracing::warn!(name = name.as_str(), "left out of the session: {why}");
         }
-        let catalog = Catalog::new(bound_resources, bound_prompts, ResourceUpdates::default());
+        let updates = context
+            .state::<ResourceUpdates>()
+            .cloned()
+            .unwrap_or_default();
+        let catalog = Catalog::new(bound_resources, bound_prompts, updates);
         (catalog, left_out)
     }
 

@@ -73,6 +73,28 @@ impl Catalog {
         }
     }
 
+    /// The same resources and prompts, announcing changes on `updates`: a hub the application
+    /// also gives its tools (as state, say), so a tool that changes a resource can say so.
+    ///
+    /// ```
+    /// use cy_tools::catalog::{Catalog, ResourceUpdates};
+    /// let updates = ResourceUpdates::default();
+    /// let catalog = Catalog::default().with_updates(updates.clone());
+    /// let mut listener = catalog.updates().listen();
+    /// updates.updated("test://watched-resource");
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// assert_eq!(listener.next().await.as_deref(), Some("test://watched-resource"));
+    /// # });
+    /// ```
+    #[must_use]
+    pub fn with_updates(self, updates: ResourceUpdates) -> Self {
+        Catalog::new(
+            self.inner.resources.clone(),
+            self.inner.prompts.clone(),
+            updates,
+        )
+    }
+
     /// The session's resources, in order (fixed URIs and templates alike).
     pub fn resources(&self) -> &[BoundResource] {
         &self.inner.resources

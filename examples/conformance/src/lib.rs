@@ -7,7 +7,10 @@
 //!   error the model reads;
 //! * [`notes`]: log messages and progress sent to the client while the call runs;
 //! * [`schema`]: a tool with a hand-written JSON Schema 2020-12 (`$schema`, `$defs`), declared
-//!   to MCP clients as written.
+//!   to MCP clients as written;
+//! * [`resources`]: fixed text and bytes, a URI template, and a resource clients subscribe to,
+//!   with the tool that says it changed;
+//! * [`prompts`]: text, typed arguments with completion, an embedded resource and an image.
 //!
 //! The scenarios the suite still fails are named in `expected-failures.yml`, each with the
 //! issue that takes it.
@@ -23,16 +26,20 @@
 
 pub mod content;
 pub mod notes;
+pub mod prompts;
+pub mod resources;
 pub mod schema;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
-use cy_tools::{SessionIdentity, ToolContext, ToolRegistry};
+use cy_tools::catalog::ResourceUpdates;
+use cy_tools::{Session, SessionIdentity, ToolContext, ToolRegistry};
 use cy_tools_mcp::McpServer;
 use cy_tools_mcp::http::{McpHttpAuth, McpHttpConfig, McpHttpServer};
 
 /// The names of the suite's tools this application serves.
-pub const TOOLS: [&str; 9] = [
+pub const TOOLS: [&str; 10] = [
     "test_simple_text",
     "test_image_content",
     "test_audio_content",
@@ -41,19 +48,55 @@ pub const TOOLS: [&str; 9] = [
     "test_error_handling",
     "test_tool_with_logging",
     "test_tool_with_progress",
+    "test_update_watched_resource",
     schema::NAME,
 ];
 
-/// An MCP server over [`TOOLS`]: the linked `#[tool]`s and the hand-written schema tool.
+/// The names of the suite's resources.
+pub const RESOURCES: [&str; 4] = [
+    "static_text",
+    "static_binary",
+    "template_data",
+    "watched_resource",
+];
+
+/// The names of the suite's prompts.
+pub const PROMPTS: [&str; 4] = [
+    "test_simple_prompt",
+    "test_prompt_with_arguments",
+    "test_prompt_with_embedded_resource",
+    "test_prompt_with_image",
+];
+
+/// An MCP server over [`TOOLS`] (the linked `#[tool]`s and the hand-written schema tool),
+/// [`RESOURCES`] and [`PROMPTS`].
 ///
 /// # Errors
-/// A tool is missing or cannot be declared (a bug in this example).
+/// A tool, resource or prompt is missing or cannot be declared (a bug in this example).
 pub fn server() -> Result<McpServer, Box<dyn std::error::Error + Send + Sync>> {
+    Ok(McpServer::for_session(session()?)?)
+}
+
+/// The session [`server`] serves: its tools, resources and prompts, with one
+/// [`ResourceUpdates`] hub in its context that the catalog announces on and a tool reaches as
+/// state.
+///
+/// # Errors
+/// As [`server`].
+pub fn session() -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
     let mut registry = ToolRegistry::linked()?;
     registry.register(schema::NAME, &schema::JSON_SCHEMA_2020_12_TOOL)?;
-    let context = ToolContext::new(SessionIdentity::root("conformance", "local"));
-    let tools = registry.try_build(&TOOLS, context)?;
-    Ok(McpServer::new(tools)?)
+    // The catalog announces changes on the context's hub, which the tool reaches as state.
+    let context = Arc::new(
+        ToolContext::new(SessionIdentity::root("conformance", "local"))
+            .with_state(ResourceUpdates::default()),
+    );
+    let tools = registry.try_build(&TOOLS, Arc::clone(&context))?;
+    let (catalog, left_out) = registry.catalog().build(&RESOURCES, &PROMPTS, &context);
+    if let Some((name, why)) = left_out.first() {
+        return Err(format!("`{name}` cannot be served: {why}").into());
+    }
+    Ok(Session::new(context, tools).with_catalog(catalog))
 }
 
 /// The server bound to `addr` over streamable HTTP, without a token (the suite sends none), so

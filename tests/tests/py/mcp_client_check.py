@@ -7,7 +7,8 @@ reads). `builtin` expects `cy-tools mcp --tools read_file,execute_code,list_dire
 expects an application's cy-tools serving `read_file` and its own `word_stats` and `word_lengths`,
 which answer structured JSON (an object, and a list MCP carries as `{"result": [...]}`, which the
 SDK checks against the declared output schema), and `record_clip`, which answers audio, an
-embedded resource and a resource link, and logs at the level the client asks for. Each check runs twice: once with the SDK's default negotiation (`auto`:
+embedded resource and a resource link, and logs at the level the client asks for; and its
+resources and prompt (`mcp_catalog_check.py`), with subscription updates. Each check runs twice: once with the SDK's default negotiation (`auto`:
 `server/discover`, protocol 2026-07-28) and once with the `initialize` handshake (`legacy`),
 the way most desktop clients still connect. Environment variables whose names start with
 `CY_TOOLS_` are passed on to the server. Exits non-zero, naming the check, on any mismatch.
@@ -23,6 +24,8 @@ from typing import Any
 
 import anyio
 from mcp import Client, MCPError, StdioServerParameters
+
+from mcp_catalog_check import check_catalog, message_handler
 
 NOTES = "alpha\nbeta\n"
 
@@ -100,7 +103,7 @@ async def check_builtin(client: Client) -> None:
 
 
 async def check_app(client: Client) -> None:
-    await check_common(client, ["read_file", "record_clip", "word_lengths", "word_stats"])
+    await check_common(client, ["read_file", "record_clip", "touch_file", "word_lengths", "word_stats"])
     result = await client.call_tool("word_stats", {"text": "to be or not to be"})
     stats = {"words": 6, "distinct": 4, "most_common": "be"}
     expect_equal("word_stats is_error", result.is_error, False)
@@ -175,7 +178,11 @@ async def run(kind: str, workspace: Path, command: list[str]) -> None:
     for mode in ("auto", "legacy"):
         failure = None
         async with Client(
-            params, mode=mode, read_timeout_seconds=60, logging_callback=log_received
+            params,
+            mode=mode,
+            read_timeout_seconds=60,
+            logging_callback=log_received,
+            message_handler=message_handler,
         ) as client:
             protocol = client.protocol_version
             try:
@@ -186,6 +193,9 @@ async def run(kind: str, workspace: Path, command: list[str]) -> None:
                 else:
                     await check_app(client)
                     await check_clip(client, mode)
+                    # Updates reach a client of the protocol that has subscriptions (2026-07-28
+                    # replaced them).
+                    await check_catalog(client, subscriptions=mode == "legacy")
             except AssertionError as err:
                 # Reported after the client has closed, so it is not buried in task groups.
                 failure = f"{kind}: {mode} mode, protocol {protocol}: {err}"

@@ -44,6 +44,7 @@ from mcp import Client, MCPError
 from mcp.client.streamable_http import streamable_http_client
 
 sys.path.insert(0, str(Path(__file__).parent))
+from mcp_catalog_check import check_catalog  # noqa: E402
 from mcp_client_check import NOTES, check_app, check_clip, expect_equal, log_received, texts  # noqa: E402
 
 TOKEN = os.environ.get("CY_TOOLS_MCP_TOKEN", "")
@@ -94,6 +95,8 @@ async def check_app_over_http(workspace: Path, url: str) -> None:
                 expect_equal("server name", info.name if info else None, "cy-tools")
                 await check_app(client)
                 await check_clip(client, mode, stateless=True)
+                # No update can reach a client between stateless requests.
+                await check_catalog(client, subscriptions=False)
                 await check_listing(client, modern=protocol >= "2026-07-28")
             except AssertionError as err:
                 failure = f"app over HTTP: {mode} mode, protocol {protocol}: {err}"

@@ -46,7 +46,7 @@ fn official_client_lists_and_calls_over_http() {
     let workspace = tempfile::tempdir().unwrap();
     let server = HttpMcp::start(
         workspace.path(),
-        "read_file,word_lengths,word_stats,record_clip",
+        "read_file,word_lengths,word_stats,record_clip,touch_file",
         &[],
     );
     check(&python, "app", workspace.path(), &[&server]);

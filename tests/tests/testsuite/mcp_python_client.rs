@@ -103,7 +103,7 @@ fn official_client_drives_an_application_server() {
         .args([
             "mcp",
             "--tools",
-            "read_file,word_lengths,word_stats,record_clip",
+            "read_file,word_lengths,word_stats,record_clip,touch_file",
             "--root",
         ])
         .arg(workspace.path())
