@@ -282,7 +282,7 @@ use proc_macro::TokenStream;
 /// /// Tell the chat.
 /// #[tool(capabilities(env))]
 /// async fn tell(ctx: Ctx<'_>) -> String {
-///     let _ = ctx.chat(); // error: this tool uses `ctx.chat()` but does not declare the `chat` capability
+///     let _ = ctx.chat(); // error: this function uses `ctx.chat()` but does not declare the `chat` capability
 ///     String::new()
 /// }
 /// ```

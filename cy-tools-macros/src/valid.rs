@@ -66,14 +66,25 @@ fn check_description(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
     match &args.description {
         Some(description) if description.value().trim().is_empty() => errors.spanned(
             description,
-            "the tool description is empty: the model needs it to know when to call the tool; say what the tool does",
+            match args.kind {
+                crate::attr::Kind::Tool => "the tool description is empty: the model needs it to know when to call the tool; say what the tool does".to_string(),
+                kind => format!(
+                    "the {kind} description is empty: a client shows it to say what the {kind} is; say what it is",
+                    kind = kind.attr()
+                ),
+            },
         ),
         Some(_) => {}
         None if tool.doc().is_none() => errors.spanned(
             &tool.item.sig.ident,
             format!(
-                "tool `{}` has no description: the model needs one to know when to call it; add a doc comment to the function or `description = \"...\"` to `#[tool]`",
-                unraw(&tool.item.sig.ident)
+                "{kind} `{}` has no description: {}; add a doc comment to the function or `description = \"...\"` to `#[{kind}]`",
+                unraw(&tool.item.sig.ident),
+                match args.kind {
+                    crate::attr::Kind::Tool => "the model needs one to know when to call it",
+                    _ => "a client shows it to say what this is",
+                },
+                kind = args.kind.attr(),
             ),
         ),
         None => {}
@@ -178,11 +189,12 @@ fn check_params(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
                     errors.spanned(
                         &param.tokens,
                         format!(
-                            "this parameter asks for the session's `{}` (`&{}{}`), which the tool does not declare: add `{}` to `#[tool(capabilities(...))]`",
+                            "this parameter asks for the session's `{}` (`&{}{}`), which the {kind} does not declare: add `{}` to `#[{kind}(capabilities(...))]`",
                             cap.name(),
                             if *cap == crate::caps::Cap::Session { "" } else { "dyn " },
                             cap.service(),
-                            cap.name()
+                            cap.name(),
+                            kind = args.kind.attr(),
                         ),
                     );
                 }

@@ -33,6 +33,8 @@ pub struct ReadmeExamples;
 pub mod docs {
     #[doc = include_str!("../../docs/tools.md")]
     pub struct Tools;
+    #[doc = include_str!("../../docs/resources-and-prompts.md")]
+    pub struct ResourcesAndPrompts;
     #[doc = include_str!("../../docs/command-line.md")]
     pub struct CommandLine;
     #[doc = include_str!("../../docs/mcp-server.md")]

@@ -18,7 +18,7 @@ use crate::services::{
 /// use cy_tools::{Ctx, capability::capability_set};
 /// capability_set!(OnlyEnv: env);
 /// fn body(ctx: Ctx<'_, OnlyEnv>) {
-///     let _ = ctx.chat(); // error: this tool uses `ctx.chat()` but does not declare the `chat` capability
+///     let _ = ctx.chat(); // error: this function uses `ctx.chat()` but does not declare the `chat` capability
 /// }
 /// ```
 ///

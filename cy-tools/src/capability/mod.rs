@@ -34,25 +34,25 @@ macro_rules! capability_table {
         $generator! {
             Env env service(Sandbox, with_env)
                 "The session's sandbox view (`ctx.env()`)."
-                "this tool uses `ctx.env()` but does not declare the `env` capability";
+                "this function uses `ctx.env()` but does not declare the `env` capability";
             ExecuteCode execute_code service(CodeExecutor, with_executor)
                 "The session's code executor (`ctx.execute_code()`)."
-                "this tool uses `ctx.execute_code()` but does not declare the `execute_code` capability";
+                "this function uses `ctx.execute_code()` but does not declare the `execute_code` capability";
             Session session identity(SessionIdentity)
                 "The session's identity: id, tenant, lineage, depth (`ctx.session()`)."
-                "this tool uses `ctx.session()` but does not declare the `session` capability";
+                "this function uses `ctx.session()` but does not declare the `session` capability";
             Factory factory service(ChildSessionFactory, with_factory)
                 "The child-session factory (`ctx.factory()`)."
-                "this tool uses `ctx.factory()` but does not declare the `factory` capability";
+                "this function uses `ctx.factory()` but does not declare the `factory` capability";
             Log log service(ExecutionLog, with_log)
                 "The session's execution log (`ctx.log()`)."
-                "this tool uses `ctx.log()` but does not declare the `log` capability";
+                "this function uses `ctx.log()` but does not declare the `log` capability";
             Coordinator coordinator service(Coordinator, with_coordinator)
                 "Cross-session signalling (`ctx.coordinator()`)."
-                "this tool uses `ctx.coordinator()` but does not declare the `coordinator` capability";
+                "this function uses `ctx.coordinator()` but does not declare the `coordinator` capability";
             Chat chat service(Chat, with_chat)
                 "The chat the session talks to people through (`ctx.chat()`)."
-                "this tool uses `ctx.chat()` but does not declare the `chat` capability";
+                "this function uses `ctx.chat()` but does not declare the `chat` capability";
         }
     };
 }
@@ -94,8 +94,8 @@ macro_rules! define_capabilities {
                 #[doc = concat!("Proof that a capability set grants `", stringify!($name), "`.")]
                 #[diagnostic::on_unimplemented(
                     message = $missing,
-                    label = "not declared by this tool",
-                    note = "declare it: `#[tool(capabilities(...))]` on the function, or `capability_set!` for a hand-written definition"
+                    label = "not declared by this function",
+                    note = "declare it in the attribute: `#[tool(capabilities(...))]` (or `#[resource(...)]`, `#[prompt(...)]`), or with `capability_set!` for a hand-written definition"
                 )]
                 pub trait $variant: super::CapabilitySet {}
             )*

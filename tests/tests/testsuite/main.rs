@@ -7,6 +7,7 @@
 
 mod support;
 
+mod catalog;
 mod dialect_conformance;
 mod dialect_json;
 mod host_log;
