@@ -29,12 +29,15 @@ pub(super) fn bind(
         None => registry.prompt_names(),
     };
     let (catalog, left_out) = registry.build(&resource_names, &prompt_names, context);
-    let named = |list: Option<&[String]>, name: &str| list.is_some_and(|l| l.iter().any(|n| n == name));
+    let named =
+        |list: Option<&[String]>, name: &str| list.is_some_and(|l| l.iter().any(|n| n == name));
     if let Some((name, why)) = left_out
         .iter()
         .find(|(name, _)| named(resources, name) || named(prompts, name))
     {
-        return Err(CliError::new(format!("`{name}` in the session spec: {why}")));
+        return Err(CliError::new(format!(
+            "`{name}` in the session spec: {why}"
+        )));
     }
     if notes && !left_out.is_empty() {
         let names: Vec<&str> = left_out.iter().map(|(name, _)| name.as_str()).collect();

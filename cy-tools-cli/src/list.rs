@@ -71,7 +71,11 @@ pub(super) fn run() -> Result<ExitCode, CliError> {
                 .unwrap_or_else(|err| format!("(invalid: {err})"));
             rows.push([
                 meta.name().to_string(),
-                if arguments.is_empty() { "-".to_string() } else { arguments },
+                if arguments.is_empty() {
+                    "-".to_string()
+                } else {
+                    arguments
+                },
                 prompt.capabilities().to_string().replace(", ", ","),
                 summary(meta.description()),
             ]);

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use cy_tools::SessionSpec;
 use cy_tools::approval::{Approval, ApprovalPolicy};
-use cy_tools::catalog::ResourceUpdates;
 use cy_tools::binding::LeftOut;
+use cy_tools::catalog::ResourceUpdates;
 use cy_tools::session::{ExecutorSpec, SpecDefaults};
 use cy_tools::{
     Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,

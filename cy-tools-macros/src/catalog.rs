@@ -15,7 +15,7 @@ pub(crate) fn check(tool: &ToolFn, args: &ToolArgs, errors: &mut Errors) {
     let sig = &tool.item.sig;
     if sig.asyncness.is_none() {
         errors.spanned(
-            &sig.fn_token,
+            sig.fn_token,
             format!(
                 "a `#[{attr}]` function is `async`: write `async fn` (run blocking work inside it with `tokio::task::spawn_blocking`)"
             ),
@@ -76,11 +76,17 @@ fn variables(uri: &LitStr, errors: &mut Errors) -> Option<Vec<String>> {
     let mut rest = text.as_str();
     while let Some(open) = rest.find(['{', '}']) {
         if rest.as_bytes()[open] == b'}' {
-            errors.spanned(uri, "the URI has a `}` without its `{`: write variables as `{name}`");
+            errors.spanned(
+                uri,
+                "the URI has a `}` without its `{`: write variables as `{name}`",
+            );
             return None;
         }
         let Some(len) = rest[open..].find('}') else {
-            errors.spanned(uri, "the URI has a `{` that is never closed: write variables as `{name}`");
+            errors.spanned(
+                uri,
+                "the URI has a `{` that is never closed: write variables as `{name}`",
+            );
             return None;
         };
         let name = &rest[open + 1..open + len];
@@ -94,7 +100,10 @@ fn variables(uri: &LitStr, errors: &mut Errors) -> Option<Vec<String>> {
             return None;
         }
         if names.iter().any(|n| n == name) {
-            errors.spanned(uri, format!("the URI names `{{{name}}}` twice: give each variable its own name"));
+            errors.spanned(
+                uri,
+                format!("the URI names `{{{name}}}` twice: give each variable its own name"),
+            );
             return None;
         }
         if open == 0 && !names.is_empty() {

@@ -303,7 +303,11 @@ fn generate(mut tool: ToolFn, args: &ToolArgs, krate: &TokenStream) -> Expanded 
             },
         ),
         Kind::Resource => {
-            let uri = args.uri.as_ref().map(LitStr::to_token_stream).unwrap_or_default();
+            let uri = args
+                .uri
+                .as_ref()
+                .map(LitStr::to_token_stream)
+                .unwrap_or_default();
             let mime_type = args
                 .mime_type
                 .as_ref()

@@ -7,20 +7,20 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
+use cy_tools::CancellationToken;
 use cy_tools::catalog::{Catalog, CatalogError, CompletionTarget, PromptReply, Role};
+use rmcp::ErrorData;
 use rmcp::RoleServer;
 use rmcp::model::{
-    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptResult, Prompt,
-    PromptMessage, ReadResourceResult, Role as McpRole, Reference, Resource, ResourceTemplate,
-    ResourceUpdatedNotificationParam,
+    CompleteRequestParams, CompleteResult, CompletionInfo, GetPromptResult, Prompt, PromptMessage,
+    ReadResourceResult, Reference, Resource, ResourceTemplate, ResourceUpdatedNotificationParam,
+    Role as McpRole,
 };
 use rmcp::service::Peer;
-use rmcp::ErrorData;
 use serde_json::{Value, json};
-use cy_tools::CancellationToken;
 
-use super::convert;
 use super::ServeError;
+use super::convert;
 
 /// What `resources/list`, `resources/templates/list` and `prompts/list` answer, made once.
 pub(super) struct Declarations {

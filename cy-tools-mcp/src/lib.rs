@@ -68,9 +68,9 @@
 
 mod approval;
 mod call;
-mod catalog;
 mod call_slots;
 mod call_task;
+mod catalog;
 mod convert;
 mod error;
 #[cfg(unix)]

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use cy_tools::catalog::ResourceUpdates;
 use cy_tools::approval::{Approval, ApprovalPolicy, Approver};
+use cy_tools::catalog::ResourceUpdates;
 use cy_tools::memory::MemoryCoordinator;
 use cy_tools::state::StateMap;
 use cy_tools::{

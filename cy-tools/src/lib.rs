@@ -99,6 +99,7 @@
 //! | the session's record of calls | its execution log: the `log` capability, the [`services::ExecutionLog`] trait, [`ToolContext::with_log`] |
 //! | what makes and runs a session's children | its child-session factory: the `factory` capability, the [`services::ChildSessionFactory`] trait (`cy-tools-session`'s `LocalSessionFactory` makes sessions from specs, and gives each session that may have children one of these) |
 //! | application objects a tool reaches by type | state: [`State`] in a tool, [`state::StateMap`] in a context |
+//! | what an MCP server offers beside tools | resources (read by URI or URI template) and prompts, defined with [`catalog::resource`] and [`catalog::prompt`], a session's bound set its [`catalog::Catalog`] |
 //!
 //! # Limits
 //!
@@ -185,10 +186,6 @@ pub mod __private {
     pub use cy_tools_macros::capability_set;
 
     pub use crate::binding::ToolRegistration;
-    pub use crate::catalog::{
-        IntoPromptReply, IntoReadOutput, PromptDefinition, PromptRegistration, PromptReply,
-        ReadOutput, ResourceDefinition, ResourceRegistration,
-    };
     pub use crate::call::blocking::run_blocking;
     pub use crate::call::box_result;
     pub use crate::call::returned::{
@@ -196,6 +193,10 @@ pub mod __private {
         box_converted,
     };
     pub use crate::capability::{AllCapabilities, Caps, NoCapabilities};
+    pub use crate::catalog::{
+        IntoPromptReply, IntoReadOutput, PromptDefinition, PromptRegistration, PromptReply,
+        ReadOutput, ResourceDefinition, ResourceRegistration,
+    };
     pub use crate::definition::schema::schemas_generated;
     pub use crate::definition::validate::CompiledSchema;
     pub use crate::definition::{

@@ -34,6 +34,9 @@ mod attr;
 #[path = "../../cy-tools-macros/src/caps.rs"]
 mod caps;
 #[allow(dead_code, unreachable_pub)]
+#[path = "../../cy-tools-macros/src/catalog.rs"]
+mod catalog;
+#[allow(dead_code, unreachable_pub)]
 #[path = "../../cy-tools-macros/src/doc.rs"]
 mod doc;
 #[allow(dead_code, unreachable_pub)]

@@ -13,7 +13,11 @@ pub async fn about_app() -> &'static str {
 }
 
 /// A text file at the top of the session's workspace, by name.
-#[resource(uri = "workspace://{name}", mime_type = "text/plain", capabilities(env))]
+#[resource(
+    uri = "workspace://{name}",
+    mime_type = "text/plain",
+    capabilities(env)
+)]
 pub async fn workspace_file(
     ctx: Ctx<'_>,
     /// The file's name, at the workspace's top level.
@@ -46,7 +50,7 @@ pub async fn summarize_file(
 }
 
 /// Tell the clients subscribed to a workspace file that it changed, so they read it again.
-#[tool(idempotent, open_world = false)]
+#[tool(destructive = false, idempotent, open_world = false)]
 pub async fn touch_file(
     updates: State<'_, ResourceUpdates>,
     /// The file's name, at the workspace's top level.

@@ -71,7 +71,11 @@ where
             validate::check(validator, &args)?;
         }
         let params = args::deserialize::<P>(args)?;
-        Ok((self.body)(params, Ctx::<C>::assume_checked(context.get()), call))
+        Ok((self.body)(
+            params,
+            Ctx::<C>::assume_checked(context.get()),
+            call,
+        ))
     }
 }
 
@@ -127,9 +131,14 @@ mod tests {
     fn strings_become_the_types_the_schema_names() {
         let schema = schema::generate::<Args>().unwrap();
         let args = json!({"id": "42", "name": "007", "flag": "true"});
-        let Value::Object(map) = args else { unreachable!() };
+        let Value::Object(map) = args else {
+            unreachable!()
+        };
         let got = from_strings(map, &schema);
-        assert_eq!(serde_json::Value::Object(got), json!({"id": 42, "name": "007", "flag": true}));
+        assert_eq!(
+            serde_json::Value::Object(got),
+            json!({"id": 42, "name": "007", "flag": true})
+        );
     }
 
     use serde_json::Value;

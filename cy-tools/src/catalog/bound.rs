@@ -72,7 +72,13 @@ impl BoundResource {
     ) -> Result<BoundResource, String> {
         let meta = definition.meta();
         let name = meta.name();
-        check_context("resource", name, definition.capabilities(), meta.states(), context)?;
+        check_context(
+            "resource",
+            name,
+            definition.capabilities(),
+            meta.states(),
+            context,
+        )?;
         let template = definition
             .template()
             .map_err(|err| format!("resource `{name}`: {err}"))?;
@@ -176,7 +182,13 @@ impl BoundPrompt {
     ) -> Result<BoundPrompt, String> {
         let meta = definition.meta();
         let name = meta.name();
-        check_context("prompt", name, definition.capabilities(), meta.states(), context)?;
+        check_context(
+            "prompt",
+            name,
+            definition.capabilities(),
+            meta.states(),
+            context,
+        )?;
         let schema = definition
             .schema()
             .map_err(|err| format!("prompt `{name}` has invalid arguments: {err}"))?;
@@ -215,10 +227,13 @@ impl BoundPrompt {
     ) -> Result<PromptReply, CatalogError> {
         let name = self.name();
         let what = format!("prompt `{name}`");
-        let schema = self.definition.schema().map_err(|message| CatalogError::Failed {
-            what: what.clone(),
-            message,
-        })?;
+        let schema = self
+            .definition
+            .schema()
+            .map_err(|message| CatalogError::Failed {
+                what: what.clone(),
+                message,
+            })?;
         args::check_fields(&args, schema).map_err(|err| CatalogError::InvalidArguments {
             what: what.clone(),
             message: format!("{err}; it takes {}", schema.field_list()),
@@ -230,9 +245,8 @@ impl BoundPrompt {
             self.definition.start(context, args, info)
         }));
         let started = started.map(|started| {
-            started.map_err(|err| {
-                ArgsError::from(format!("{err}; it takes {}", schema.field_list()))
-            })
+            started
+                .map_err(|err| ArgsError::from(format!("{err}; it takes {}", schema.field_list())))
         });
         drive(&what, started, cancel)
             .await?

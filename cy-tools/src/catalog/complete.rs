@@ -36,10 +36,7 @@ pub(crate) fn filtered(values: Vec<String>, typed: &str) -> Vec<String> {
 /// `Option` of one, `oneOf` constants), beginning with `typed`.
 pub(crate) fn from_schema(schema: &Schema, argument: &str, typed: &str) -> Vec<String> {
     let root = schema.value();
-    let Some(property) = root
-        .get("properties")
-        .and_then(|p| p.get(argument))
-    else {
+    let Some(property) = root.get("properties").and_then(|p| p.get(argument)) else {
         return Vec::new();
     };
     let mut values = Vec::new();
@@ -66,7 +63,12 @@ fn collect(root: &Value, schema: &Value, out: &mut Vec<String>, depth: usize) {
         out.extend(values.iter().filter_map(Value::as_str).map(str::to_string));
     }
     for key in ["anyOf", "oneOf"] {
-        for branch in schema.get(key).and_then(Value::as_array).into_iter().flatten() {
+        for branch in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             collect(root, branch, out, depth + 1);
         }
     }

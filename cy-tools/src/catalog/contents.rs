@@ -31,7 +31,11 @@ pub struct ResourceContents {
 
 impl ResourceContents {
     /// Text contents.
-    pub fn text(uri: impl Into<String>, mime_type: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn text(
+        uri: impl Into<String>,
+        mime_type: impl Into<String>,
+        text: impl Into<String>,
+    ) -> Self {
         ResourceContents {
             uri: uri.into(),
             mime_type: Some(mime_type.into()),
@@ -41,10 +45,19 @@ impl ResourceContents {
 
     /// Binary contents, from the raw bytes.
     pub fn blob(uri: impl Into<String>, mime_type: impl Into<String>, bytes: &[u8]) -> Self {
-        let Content::Resource { uri, mime_type, body } = Content::embedded_blob(uri, mime_type, bytes) else {
+        let Content::Resource {
+            uri,
+            mime_type,
+            body,
+        } = Content::embedded_blob(uri, mime_type, bytes)
+        else {
             unreachable!("`embedded_blob` makes a resource block")
         };
-        ResourceContents { uri, mime_type, body }
+        ResourceContents {
+            uri,
+            mime_type,
+            body,
+        }
     }
 
     /// The same contents as a content block, to embed in a tool's answer or a prompt's

@@ -138,7 +138,11 @@ impl CatalogRegistry {
         if let Some((_, first)) = self.resources.get(meta.name()) {
             return Err(duplicate(meta.name(), first));
         }
-        if let Some((_, first)) = self.resources.values().find(|(d, _)| d.meta().uri() == meta.uri()) {
+        if let Some((_, first)) = self
+            .resources
+            .values()
+            .find(|(d, _)| d.meta().uri() == meta.uri())
+        {
             return Err(duplicate(meta.uri(), first));
         }
         self.resources
@@ -161,7 +165,8 @@ impl CatalogRegistry {
                 second: location,
             });
         }
-        self.prompts.insert(name.to_string(), (definition, location));
+        self.prompts
+            .insert(name.to_string(), (definition, location));
         Ok(())
     }
 

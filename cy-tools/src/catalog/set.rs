@@ -192,12 +192,7 @@ impl Catalog {
                     Some(resource) => Ok(resource.definition().complete(argument, typed)),
                     None => Err(CatalogError::UnknownResource {
                         uri: uri.to_string(),
-                        known: listed(
-                            self.inner
-                                .resources
-                                .iter()
-                                .map(|r| r.template().as_str()),
-                        ),
+                        known: listed(self.inner.resources.iter().map(|r| r.template().as_str())),
                     }),
                 }
             }

@@ -82,7 +82,9 @@ impl UriTemplate {
             }
         }
         if text.is_empty() {
-            return Err("the resource URI is empty: give one such as `file:///notes.md`".to_string());
+            return Err(
+                "the resource URI is empty: give one such as `file:///notes.md`".to_string(),
+            );
         }
         Ok(UriTemplate {
             text: text.to_string(),
@@ -152,10 +154,7 @@ fn check_variable(text: &str, name: &str) -> Result<(), String> {
             "the URI template `{text}` uses `{{{name}}}`: lists and modifiers are not supported; use one simple variable per expression, as in `{{id}}`"
         ));
     }
-    if !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b == b'_')
-    {
+    if !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
         return Err(format!(
             "the URI template `{text}` has the variable `{{{name}}}`: a variable name is letters, digits and `_` (it names an argument of the resource's function)"
         ));
@@ -206,7 +205,10 @@ mod tests {
 
     #[test]
     fn fixed_uris_match_themselves_only() {
-        assert_eq!(vars("test://static-text", "test://static-text"), Some(vec![]));
+        assert_eq!(
+            vars("test://static-text", "test://static-text"),
+            Some(vec![])
+        );
         assert_eq!(vars("test://static-text", "test://static-text2"), None);
         assert!(!UriTemplate::parse("test://a").unwrap().is_template());
     }

@@ -1,5 +1,6 @@
 //! The core's root names, listed: a name added to (or dropped from) the root is a visible diff
-//! here, and the root stays at most 30 names. Read from `src/lib.rs` (and every
+//! here, and the root stays at most 31 names (30 until resources and prompts, a domain beside
+//! tools, got their module `catalog`). Read from `src/lib.rs` (and every
 //! `#[macro_export]` macro, which lands at the root wherever it is written); what is
 //! `#[doc(hidden)]` (`__private`, the macros' helpers) is not counted.
 
@@ -13,6 +14,7 @@ const EXPECTED: &[&str] = &[
     "binding",
     "call",
     "capability",
+    "catalog",
     "definition",
     "dialect",
     "memory",
@@ -120,15 +122,15 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
-fn the_root_holds_these_names_and_at_most_30() {
+fn the_root_holds_these_names_and_at_most_31() {
     let names = root_names();
     assert_eq!(
         names, EXPECTED,
         "the core's root changed: update EXPECTED (and the crate docs) if that is meant"
     );
     assert!(
-        names.len() <= 30,
-        "the core's root has {} names; keep it at 30 or fewer (put the new name in a module)",
+        names.len() <= 31,
+        "the core's root has {} names; keep it at 31 or fewer (put the new name in a module)",
         names.len()
     );
 }

@@ -10,7 +10,11 @@ use crate::content::PNG;
 pub const WATCHED: &str = "test://watched-resource";
 
 /// A fixed text resource.
-#[resource(uri = "test://static-text", mime_type = "text/plain", title = "Static text")]
+#[resource(
+    uri = "test://static-text",
+    mime_type = "text/plain",
+    title = "Static text"
+)]
 async fn static_text() -> &'static str {
     "This is the content of the static text resource."
 }
@@ -23,7 +27,10 @@ async fn static_binary() -> Vec<u8> {
 
 /// The data of one item, by id: a URI template whose `{id}` is the function's argument.
 #[resource(uri = "test://template/{id}/data", mime_type = "application/json")]
-async fn template_data(/** The item's id. */ id: String) -> Json<serde_json::Value> {
+async fn template_data(
+    /** The item's id. */
+    id: String,
+) -> Json<serde_json::Value> {
     Json(serde_json::json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}))
 }
 

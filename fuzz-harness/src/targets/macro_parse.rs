@@ -1,6 +1,6 @@
-//! The `#[tool]` and `#[tools]` pipelines (parse, validate, expand) on any tokens: they must
-//! never panic, and when the input is a function (for `#[tool]`) or an `impl` block (for
-//! `#[tools]`) the output must be Rust items (the errors as `compile_error!` beside the input,
+//! The `#[tool]`, `#[resource]`, `#[prompt]` and `#[tools]` pipelines (parse, validate,
+//! expand) on any tokens: they must never panic, and when the input is a function (for the
+//! first three) or an `impl` block (for `#[tools]`) the output must be Rust items (the errors as `compile_error!` beside the input,
 //! or the generated code).
 //!
 //! Input: UTF-8 text; the first line is the attribute's arguments (`name = "x", read_only`),
@@ -8,6 +8,7 @@
 
 use proc_macro2::TokenStream;
 
+use crate::attr::Kind;
 use crate::{expand, methods};
 
 /// Runs one input.
@@ -23,10 +24,15 @@ pub fn run(data: &[u8]) {
         return;
     };
     let is_fn = syn::parse2::<syn::ItemFn>(item.clone()).is_ok();
-    let output = expand::tool(args.clone(), item.clone());
-    let printed = output.to_string();
-    if is_fn && let Err(err) = syn::parse2::<syn::File>(output) {
-        panic!("the expansion of a function is not Rust items ({err}):\n{printed}");
+    for kind in [Kind::Tool, Kind::Resource, Kind::Prompt] {
+        let output = expand::attribute(kind, args.clone(), item.clone());
+        let printed = output.to_string();
+        if is_fn && let Err(err) = syn::parse2::<syn::File>(output) {
+            panic!(
+                "the `#[{}]` expansion of a function is not Rust items ({err}):\n{printed}",
+                kind.attr()
+            );
+        }
     }
     let is_impl = syn::parse2::<syn::ItemImpl>(item.clone()).is_ok();
     let output = methods::tools(args, item);

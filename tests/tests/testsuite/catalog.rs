@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use cy_tools::catalog::{CatalogRegistry, Prompt, Resource};
+use cy_tools::memory::MemorySandbox;
 use cy_tools::{SessionIdentity, ToolContext};
 use cy_tools_tests::app_catalog;
 use serde_json::json;
@@ -12,7 +13,7 @@ use serde_json::json;
 #[test]
 fn the_prompts_arguments_as_a_client_sees_them() {
     let registry = CatalogRegistry::linked().unwrap();
-    let context = Arc::new(ToolContext::local());
+    let context = Arc::new(ToolContext::local().with_env(Arc::new(MemorySandbox::new())));
     let (catalog, left_out) = registry.build(&[] as &[&str], &["summarize_file"], &context);
     assert!(left_out.is_empty(), "{left_out:?}");
     let prompt = &catalog.prompts()[0];
@@ -56,7 +57,9 @@ fn a_session_without_a_workspace_leaves_out_what_reads_one() {
     );
     assert_eq!(why[1].0, "nope");
     assert!(
-        why[1].1.starts_with("no resource is registered as `nope`; registered resources are `about_app`, "),
+        why[1].1.starts_with(
+            "no resource is registered as `nope`; registered resources are `about_app`, "
+        ),
         "{}",
         why[1].1
     );
