@@ -1,6 +1,7 @@
 //! Sessions from a spec: built by the factory, resumed by id in another process, killed
 //! mid-write, run concurrently, and their children isolated from each other and the parent.
 
+mod catalog;
 mod child_isolation;
 #[cfg(all(feature = "code-mode", feature = "remote"))]
 mod code_mode;
