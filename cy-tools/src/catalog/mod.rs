@@ -3,7 +3,7 @@
 //! A resource is data a client reads by URI (`test://static-text`), or by a URI template
 //! whose variables are its function's typed arguments (`test://template/{id}/data`); a prompt
 //! is a message template a person picks, its arguments typed too. Each is a context-free
-//! definition written with an attribute ([`macro@crate::resource`], [`macro@crate::prompt`]),
+//! definition written with an attribute ([`macro@resource`], [`macro@prompt`]),
 //! registered at link time ([`CatalogRegistry::linked`]), named by a session spec
 //! (`resources`, `prompts`) and bound per session with the same compile-time capability
 //! checks as tools: a resource function that touches `ctx.chat()` without declaring `chat`
