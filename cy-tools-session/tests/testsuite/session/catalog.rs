@@ -25,7 +25,10 @@ async fn session_greeting() -> &'static str {
 
 /// Asks for a plan.
 #[prompt]
-async fn plan_prompt(/** The goal. */ goal: String) -> String {
+async fn plan_prompt(
+    /** The goal. */
+    goal: String,
+) -> String {
     format!("Plan how to {goal}.")
 }
 
@@ -53,7 +56,12 @@ fn a_spec_names_resources_and_prompts_and_children_get_their_profiles() {
             std::sync::Arc::new(ToolRegistry::linked().unwrap()),
             store,
         );
-        assert!(CatalogRegistry::linked().unwrap().resource_names().contains(&"session_notes"));
+        assert!(
+            CatalogRegistry::linked()
+                .unwrap()
+                .resource_names()
+                .contains(&"session_notes")
+        );
         let workspace = dir.path().join("w");
         let root_spec = spec("root", &workspace)
             .with_tools(["notes_changed", "delegate"])
@@ -70,7 +78,13 @@ fn a_spec_names_resources_and_prompts_and_children_get_their_profiles() {
             );
         let root = factory.create(root_spec).await.unwrap();
         // The unregistered name is left out (with a warning), as an unknown tool is.
-        assert_eq!(names(&root), (vec!["session_notes", "session_greeting"], vec!["plan_prompt"]));
+        assert_eq!(
+            names(&root),
+            (
+                vec!["session_notes", "session_greeting"],
+                vec!["plan_prompt"]
+            )
+        );
         std::fs::write(workspace.join("notes.txt"), "buy milk").unwrap();
         let cancel = CancellationToken::new();
         let read = root.catalog().read("notes://today", &cancel).await.unwrap();
@@ -91,7 +105,10 @@ fn a_spec_names_resources_and_prompts_and_children_get_their_profiles() {
             .spawn_child(&root, ChildRequest::new("planner"))
             .await
             .unwrap();
-        assert_eq!(names(&child), (vec!["session_greeting"], vec!["plan_prompt"]));
+        assert_eq!(
+            names(&child),
+            (vec!["session_greeting"], vec!["plan_prompt"])
+        );
         let spec = child.spec().unwrap();
         let wide = spec.subagents.iter().find(|p| p.name == "wide").unwrap();
         assert_eq!(wide.resources, ["session_greeting"]);
