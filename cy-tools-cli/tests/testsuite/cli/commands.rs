@@ -334,7 +334,7 @@ fn a_bad_session_spec_is_one_line_naming_the_problem() {
     assert_eq!(
         err,
         format!(
-            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `identity`, `session_id`, `tenant`, `workspace`, `workspace_host`, `tools`, `executor`, `chat`, `code_mode`, `subagents`, `max_depth`, `approve` at line 1 column 10; {example}"
+            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `identity`, `session_id`, `tenant`, `workspace`, `workspace_host`, `tools`, `resources`, `prompts`, `executor`, `chat`, `code_mode`, `subagents`, `max_depth`, `approve` at line 1 column 10; {example}"
         )
     );
 
