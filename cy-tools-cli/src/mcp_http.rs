@@ -27,6 +27,12 @@ pub(super) struct HttpArgs {
     /// `localhost`, `127.0.0.1` and `[::1]`; else none]
     #[arg(long, value_name = "ORIGIN", requires = "http")]
     allow_origin: Vec<String>,
+    /// Keep a session per client of protocol 2025-11-25 and earlier (`Mcp-Session-Id`, a GET
+    /// stream, event ids and resumption), so a tool can ask the client's model and user in the
+    /// middle of a call and subscribed resources' updates reach it. Sessions live in this
+    /// process: one replica, or a balancer with session affinity [default: stateless]
+    #[arg(long, requires = "http")]
+    http_sessions: bool,
 }
 
 impl HttpArgs {
@@ -54,6 +60,7 @@ pub(super) fn serve(
     let (auth, made) = auth(args.no_token)?;
     let mut config = McpHttpConfig::new(resolve(address)?, auth);
     config.allowed_origins.clone_from(&args.allow_origin);
+    config.sessions = args.http_sessions;
     let token = config.auth.token().map(str::to_string);
     let serve = async move {
         let server = McpHttpServer::bind(config, server)

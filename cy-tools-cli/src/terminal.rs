@@ -44,6 +44,9 @@ impl Terminal {
                 .then(|| Arc::new(AskOnTerminal) as Arc<dyn cy_tools::approval::Approver>),
             // The tool's log messages go to the command's own log (stderr, by `--log`).
             log: None,
+            // A tool's questions to a model or a person are not asked on the terminal yet:
+            // the tool is told nobody can be asked.
+            asker: None,
         }
     }
 

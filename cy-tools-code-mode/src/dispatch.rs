@@ -23,6 +23,9 @@ pub(super) struct Served {
     /// Who the `execute_code` call's host asks for approval: the code's calls that need it ask
     /// the same person (else the session's own approver, as for any call).
     pub approver: Option<Arc<dyn cy_tools::approval::Approver>>,
+    /// Who the nested calls ask the caller's model and user through: the `execute_code`
+    /// call's own asker.
+    pub asker: Option<Arc<dyn cy_tools::call::Asker>>,
 }
 
 /// Answers the SDK requests of one execution (token already checked by whoever received them):
@@ -142,6 +145,9 @@ async fn run_call(
         None => format!("sdk-{}", n + 1),
     };
     let mut call = ToolCall::new(id, arguments);
+    if let Some(asker) = &served.asker {
+        call = call.with_asker(Arc::clone(asker));
+    }
     if let Some(approver) = &served.approver {
         call = call.with_approver(Arc::clone(approver));
     }

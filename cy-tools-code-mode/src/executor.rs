@@ -182,6 +182,7 @@ impl CodeModeExecutor {
             approval: Arc::clone(&self.approval),
             cancel: options.cancel.clone(),
             approver: options.approver.clone(),
+            asker: options.asker.clone(),
         }));
         drop(session);
         if self.inner.relays_sdk_calls() {

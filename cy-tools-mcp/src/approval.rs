@@ -5,12 +5,12 @@ use std::collections::BTreeMap;
 
 use cy_tools::BoxFuture;
 use cy_tools::approval::{ApprovalRequest, Approver, Decision};
+use cy_tools::call::{ElicitForm, Elicited};
 use rmcp::RoleServer;
-use rmcp::model::{
-    ClientResult, ElicitRequest, ElicitRequestParams, ElicitationAction, ElicitationSchema,
-    ServerRequest,
-};
+use rmcp::model::{ElicitRequestParams, ElicitationAction, ElicitationSchema};
 use rmcp::service::Peer;
+
+use super::ask::PeerAsker;
 
 /// What a call that needs approval says when the client cannot be asked.
 pub(super) const CANNOT_ELICIT: &str = "this MCP client does not answer elicitation requests, so nobody can be asked; connect with a client that supports elicitation, or have the server started with `--approve none` to run such calls without asking";
@@ -18,22 +18,17 @@ pub(super) const CANNOT_ELICIT: &str = "this MCP client does not answer elicitat
 /// What a call that needs approval says to a 2025-11-25 client of the stateless HTTP server.
 pub(super) const STATELESS: &str = "this server keeps no connection between requests (stateless HTTP), so a client of protocol 2025-11-25 cannot be asked in the middle of a call; connect with protocol 2026-07-28, which is asked in the call's answer, or have the server started with `--approve none` to run such calls without asking";
 
-/// Asks the client of one request, by an elicitation with an empty form: accepting approves,
-/// declining or dismissing declines.
+/// Asks the client of one request, by an elicitation with an empty form (one use of the
+/// call's [`PeerAsker::elicit`]): accepting approves, declining or dismissing declines.
 pub(super) struct Eliciting {
-    peer: Peer<RoleServer>,
+    asker: PeerAsker,
 }
 
 impl Eliciting {
     pub(super) fn new(peer: Peer<RoleServer>) -> Self {
-        Eliciting { peer }
-    }
-
-    fn client(&self) -> String {
-        self.peer.peer_info().map_or_else(
-            || "client".to_string(),
-            |info| info.client_info.name.clone(),
-        )
+        Eliciting {
+            asker: PeerAsker::new(peer, false, false),
+        }
     }
 }
 
@@ -97,27 +92,26 @@ pub(super) fn decision(action: &ElicitationAction, client: &str) -> Decision {
 impl Approver for Eliciting {
     fn ask<'a>(&'a self, request: &'a ApprovalRequest<'a>) -> BoxFuture<'a, Decision> {
         Box::pin(async move {
-            let can_elicit = self
-                .peer
-                .peer_info()
-                .is_some_and(|info| info.capabilities.elicitation.is_some());
-            if !can_elicit {
+            if !self.asker.can_elicit() {
                 return Decision::Unavailable {
                     reason: CANNOT_ELICIT.to_string(),
                 };
             }
-            let asked =
-                ServerRequest::ElicitRequest(ElicitRequest::new(elicitation(&request.question())));
-            match self.peer.send_request(asked).await {
-                Ok(ClientResult::ElicitResult(answer)) => decision(&answer.action, &self.client()),
-                Ok(other) => Decision::Unavailable {
-                    reason: format!(
-                        "the MCP client answered the elicitation with something else ({other:?}); use a client whose elicitation works, or `--approve none`"
-                    ),
+            let by = format!("MCP client `{}` (elicitation)", self.asker.client_name());
+            match self
+                .asker
+                .elicit(&request.question(), &ElicitForm::new())
+                .await
+            {
+                Ok(Elicited::Accept(_)) => Decision::Approved { by },
+                Ok(Elicited::Decline) => Decision::Declined { by, reason: None },
+                Ok(Elicited::Cancel) => Decision::Declined {
+                    by,
+                    reason: Some("the request was dismissed".to_string()),
                 },
                 Err(err) => Decision::Unavailable {
                     reason: format!(
-                        "the MCP client could not be asked ({err}); use a client whose elicitation works, or `--approve none`"
+                        "{err}; use a client whose elicitation works, or `--approve none`"
                     ),
                 },
             }

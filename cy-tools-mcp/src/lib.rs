@@ -67,6 +67,7 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 mod approval;
+mod ask;
 mod call;
 mod call_slots;
 mod call_task;

@@ -238,6 +238,17 @@ impl McpServer {
         self
     }
 
+    /// A clone for one more connection (a session of the session-bearing HTTP mode): the same
+    /// session and settings, with the connection's own log level and subscriptions.
+    #[cfg(feature = "http")]
+    pub(crate) fn for_connection(&self) -> Self {
+        McpServer {
+            log_level: ConnectionLevel::default(),
+            subscriptions: Subscriptions::default(),
+            ..self.clone()
+        }
+    }
+
     /// The same server, knowing it answers each request on its own (stateless HTTP).
     #[cfg(feature = "http")]
     pub(crate) fn stateless(mut self) -> Self {

@@ -12,6 +12,8 @@ use cy_tools_builtin as _;
 #[cfg(feature = "app")]
 pub mod app;
 #[cfg(feature = "app")]
+pub mod app_ask;
+#[cfg(feature = "app")]
 pub mod app_catalog;
 pub mod files;
 pub mod misc;

@@ -108,6 +108,20 @@ pub struct McpHttpConfig {
     /// authenticated request, or, if every open one has, is closed at once. By default a
     /// quarter of the open-file limit, at least 16 and at most 1024.
     pub max_connections: usize,
+    /// The session-bearing mode, for clients of protocol 2025-11-25 and earlier: `initialize`
+    /// opens a session (`Mcp-Session-Id`), the client's GET stream carries what the server
+    /// sends on its own (a tool's questions to the client's model and user, resource updates),
+    /// every event has an id and a dropped stream resumes with `Last-Event-ID`. One replica,
+    /// or replicas behind a balancer with session affinity: a session lives in the process
+    /// that opened it. Requests of protocol 2026-07-28 are answered statelessly either way.
+    /// Off by default (stateless).
+    pub sessions: bool,
+    /// Most sessions open at once in the session-bearing mode; one more `initialize` is
+    /// answered `503`. 256 by default.
+    pub max_sessions: usize,
+    /// How long a session of the session-bearing mode may go without a request before it is
+    /// closed. 5 minutes by default.
+    pub session_idle_timeout: Duration,
 }
 
 impl McpHttpConfig {
@@ -123,6 +137,9 @@ impl McpHttpConfig {
             header_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(30),
             max_connections: cy_tools_http_server::default_max_connections(),
+            sessions: false,
+            max_sessions: 256,
+            session_idle_timeout: Duration::from_secs(5 * 60),
         }
     }
 }
@@ -138,6 +155,9 @@ impl std::fmt::Debug for McpHttpConfig {
             .field("header_timeout", &self.header_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_connections", &self.max_connections)
+            .field("sessions", &self.sessions)
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle_timeout", &self.session_idle_timeout)
             .finish()
     }
 }
@@ -159,14 +179,18 @@ impl McpHttpServer {
     /// cannot be bound; each message says what to change.
     pub async fn bind(config: McpHttpConfig, server: McpServer) -> io::Result<Self> {
         let invalid = |message: String| io::Error::new(io::ErrorKind::InvalidInput, message);
-        if config.max_body_bytes == 0 || config.max_connections == 0 {
+        if config.max_body_bytes == 0 || config.max_connections == 0 || config.max_sessions == 0 {
             return Err(invalid(
-                "`max_body_bytes` and `max_connections` must be at least 1".to_string(),
+                "`max_body_bytes`, `max_connections` and `max_sessions` must be at least 1"
+                    .to_string(),
             ));
         }
-        if config.header_timeout.is_zero() || config.idle_timeout.is_zero() {
+        if config.header_timeout.is_zero()
+            || config.idle_timeout.is_zero()
+            || config.session_idle_timeout.is_zero()
+        {
             return Err(invalid(
-                "`header_timeout` and `idle_timeout` must be longer than zero; give each a few seconds"
+                "`header_timeout`, `idle_timeout` and `session_idle_timeout` must be longer than zero; give each a few seconds"
                     .to_string(),
             ));
         }
@@ -185,7 +209,11 @@ impl McpHttpServer {
                 ),
             )
         })?;
-        let server = server.stateless();
+        let server = if config.sessions {
+            server
+        } else {
+            server.stateless()
+        };
         let server = if config.auth.token().is_some() {
             // Only token holders may see the list, so no cache may hand it to anyone else.
             server.with_private_tool_list()
@@ -194,12 +222,7 @@ impl McpHttpServer {
         };
         Ok(McpHttpServer {
             listener,
-            state: Arc::new(HttpState::new(
-                server,
-                access,
-                config.max_body_bytes,
-                config.idle_timeout,
-            )),
+            state: Arc::new(HttpState::new(server, access, &config)),
             header_timeout: config.header_timeout,
             max_connections: config.max_connections,
         })
@@ -234,6 +257,7 @@ impl McpHttpServer {
             url = %format!("http://{addr}{ENDPOINT}"),
             token = self.state.has_token(),
             max_connections = self.max_connections,
+            sessions = self.state.sessions(),
             "serving MCP over streamable HTTP"
         );
         let listening = Listening {

@@ -1,5 +1,5 @@
 //! One request's way through the server: the endpoint's path, [`Access`], the body's bounds,
-//! then `rmcp`'s streamable HTTP transport, stateless.
+//! then `rmcp`'s streamable HTTP transport, stateless or session-bearing.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -12,56 +12,108 @@ use http_body_util::{BodyExt as _, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{CONNECTION, CONTENT_TYPE, HeaderValue, WWW_AUTHENTICATE};
 use hyper::{Method, Request, Response, StatusCode};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::json;
 
-use super::ENDPOINT;
 use super::access::{Access, Refusal};
 use super::body::{self, BodyError};
+use super::{ENDPOINT, McpHttpConfig};
 use crate::McpServer;
 use crate::line_check::{self, Checked, Framing, INVALID_REQUEST};
 use cy_tools_http_server::Standing;
 
 type HttpResponse = Response<BoxBody<Bytes, Infallible>>;
 
+/// `rmcp`'s transport, in the mode the config asks for.
+enum Transport {
+    /// No sessions, for any protocol version: every request stands alone, so replicas are
+    /// interchangeable.
+    Stateless(StreamableHttpService<McpServer, NeverSessionManager>),
+    /// Sessions for clients of 2025-11-25 and earlier, held in this process.
+    Sessions {
+        rmcp: StreamableHttpService<McpServer, LocalSessionManager>,
+        manager: Arc<LocalSessionManager>,
+        max: usize,
+    },
+}
+
 /// What every connection's requests are served with.
 pub(super) struct HttpState {
-    rmcp: StreamableHttpService<McpServer, NeverSessionManager>,
+    transport: Transport,
     access: Access,
     max_body_bytes: usize,
     idle_timeout: Duration,
 }
 
 impl HttpState {
-    pub(super) fn new(
-        server: McpServer,
-        access: Access,
-        max_body_bytes: usize,
-        idle_timeout: Duration,
-    ) -> Self {
-        let config = StreamableHttpServerConfig::default()
-            // No sessions, for any protocol version: every request stands alone, so replicas
-            // are interchangeable.
-            .with_legacy_session_mode(false)
+    pub(super) fn new(server: McpServer, access: Access, config: &McpHttpConfig) -> Self {
+        let rmcp_config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(config.sessions)
             // A call's answer as one JSON body, not an event stream, unless the call sends
-            // notifications before it.
+            // notifications before it (stateless only: a session answers on event streams).
             .with_json_response(true)
             // Checked here first, with answers that say what to change.
             .disable_allowed_hosts()
             .disable_allowed_origins()
-            .with_max_request_body_bytes(max_body_bytes);
-        let rmcp = StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(NeverSessionManager::default()),
-            config,
-        );
+            .with_max_request_body_bytes(config.max_body_bytes);
+        let transport = if config.sessions {
+            let mut manager = LocalSessionManager::default();
+            manager.session_config.keep_alive = Some(config.session_idle_timeout);
+            let manager = Arc::new(manager);
+            // Each session is a connection of its own: its log level and subscriptions.
+            let rmcp = StreamableHttpService::new(
+                move || Ok(server.for_connection()),
+                Arc::clone(&manager),
+                rmcp_config,
+            );
+            Transport::Sessions {
+                rmcp,
+                manager,
+                max: config.max_sessions,
+            }
+        } else {
+            Transport::Stateless(StreamableHttpService::new(
+                move || Ok(server.clone()),
+                Arc::new(NeverSessionManager::default()),
+                rmcp_config,
+            ))
+        };
         HttpState {
-            rmcp,
+            transport,
             access,
-            max_body_bytes,
-            idle_timeout,
+            max_body_bytes: config.max_body_bytes,
+            idle_timeout: config.idle_timeout,
         }
+    }
+
+    /// Whether it serves the session-bearing mode.
+    pub(super) fn sessions(&self) -> bool {
+        matches!(self.transport, Transport::Sessions { .. })
+    }
+
+    async fn handle(&self, request: Request<Full<Bytes>>) -> HttpResponse {
+        match &self.transport {
+            Transport::Stateless(rmcp) => rmcp.handle(request).await,
+            Transport::Sessions { rmcp, .. } => rmcp.handle(request).await,
+        }
+    }
+
+    /// The refusal of an `initialize` that would open one session too many.
+    async fn session_cap(&self, body: &[u8]) -> Option<Refusal> {
+        let Transport::Sessions { manager, max, .. } = &self.transport else {
+            return None;
+        };
+        let opens = serde_json::from_slice::<serde_json::Value>(body)
+            .is_ok_and(|message| message.get("method").is_some_and(|m| m == "initialize"));
+        let open = manager.sessions.read().await.len();
+        (opens && open >= *max).then(|| Refusal {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: format!(
+                "{open} MCP sessions are open, the most this server keeps; close yours when done (`DELETE` with its `Mcp-Session-Id`), or try again when one has been idle long enough to be closed"
+            ),
+        })
     }
 
     pub(super) fn has_token(&self) -> bool {
@@ -114,8 +166,24 @@ impl ConnectionService {
         // Passing the checks is what protects this connection from eviction at the cap.
         self.standing.authenticate();
         if request.method() != Method::POST {
-            // `rmcp` answers them: `405` with `Allow: POST`, as a server without sessions does.
-            return state.rmcp.handle(request).await;
+            // `rmcp` answers them: a session's GET stream and its `DELETE`; without sessions
+            // `405` with `Allow: POST`.
+            let (parts, body) = request.into_parts();
+            let body =
+                match body::read(&parts, body, state.max_body_bytes, state.idle_timeout).await {
+                    Ok(bytes) => bytes,
+                    Err(err) => return refuse_body(err),
+                };
+            let closing = parts.method == Method::DELETE;
+            let mut response = state
+                .handle(Request::from_parts(parts, Full::new(body)))
+                .await;
+            // A session closed: `200`, as clients (the Python SDK among them) expect; `rmcp`
+            // says `202`, which they log as a failure.
+            if closing && response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::OK;
+            }
+            return response;
         }
         let (parts, body) = request.into_parts();
         let bytes = match body::read(&parts, body, state.max_body_bytes, state.idle_timeout).await {
@@ -128,8 +196,10 @@ impl ConnectionService {
             .and_then(|value| value.to_str().ok())
             .and_then(|value| value.split(';').next())
             .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"));
+        if let Some(refusal) = state.session_cap(&bytes).await {
+            return refuse(refusal);
+        }
         let response = state
-            .rmcp
             .handle(Request::from_parts(parts, Full::new(bytes.clone())))
             .await;
         if says_json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {

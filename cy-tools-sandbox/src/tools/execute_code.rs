@@ -94,6 +94,7 @@ fn execute_code<'a>(
             call_id: Some(call.id.to_string()),
             output_lines: call.wants_progress().then(|| lines.clone()),
             approver: call.approver().cloned(),
+            asker: call.asker().cloned(),
             ..CodeOptions::default()
         };
         let run = ctx.execute_code().execute(code, options);

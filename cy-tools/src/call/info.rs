@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::ask::{AskError, Asker, ElicitForm, Elicited, NO_ASKER, SampleRequest, Sampled};
 use super::log::{self, LogLevel, LogMessage, LogSink};
 use super::progress::{ProgressGate, ProgressSink};
 use crate::approval::Approver;
@@ -44,6 +45,9 @@ pub struct CallHooks {
     pub approver: Option<Arc<dyn Approver>>,
     /// Receives the call's log messages; without one they go to the host's `tracing` log.
     pub log: Option<Arc<dyn LogSink>>,
+    /// Asks the caller's model and its user on the call's behalf ([`CallInfo::sample`],
+    /// [`CallInfo::elicit`]); without one, asking answers an error saying nobody can be asked.
+    pub asker: Option<Arc<dyn Asker>>,
 }
 
 impl PartialEq for CallHooks {
@@ -59,6 +63,7 @@ impl std::fmt::Debug for CallHooks {
             .field("progress", &self.progress.is_some())
             .field("approver", &self.approver.is_some())
             .field("log", &self.log.is_some())
+            .field("asker", &self.asker.is_some())
             .finish()
     }
 }
@@ -105,6 +110,14 @@ impl ToolCall {
         self
     }
 
+    /// The same call, asking the caller's model and user through `asker` (see
+    /// [`CallInfo::sample`]).
+    #[must_use]
+    pub fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
+        self.hooks.asker = Some(asker);
+        self
+    }
+
     /// The same call with all of `hooks`.
     #[must_use]
     pub fn with_hooks(mut self, hooks: CallHooks) -> Self {
@@ -134,6 +147,7 @@ pub struct CallInfo<'a> {
     progress: Option<&'a ProgressGate>,
     approver: Option<&'a Arc<dyn Approver>>,
     log: Option<&'a Arc<dyn LogSink>>,
+    asker: Option<&'a Arc<dyn Asker>>,
     /// The tool's name, for its log messages.
     tool: &'a str,
 }
@@ -146,6 +160,7 @@ impl std::fmt::Debug for CallInfo<'_> {
             .field("progress", &self.progress.is_some())
             .field("approver", &self.approver.is_some())
             .field("log", &self.log.is_some())
+            .field("asker", &self.asker.is_some())
             .finish()
     }
 }
@@ -159,8 +174,17 @@ impl<'a> CallInfo<'a> {
             progress: None,
             approver: None,
             log: None,
+            asker: None,
             tool: "",
         }
+    }
+
+    /// The same per-call data, asking through `asker`: for a test of a tool that samples or
+    /// elicits.
+    #[must_use]
+    pub fn with_asker(mut self, asker: &'a Arc<dyn Asker>) -> Self {
+        self.asker = Some(asker);
+        self
     }
 
     pub(crate) fn new(
@@ -176,6 +200,7 @@ impl<'a> CallInfo<'a> {
             progress,
             approver: hooks.approver.as_ref(),
             log: hooks.log.as_ref(),
+            asker: hooks.asker.as_ref(),
             tool,
         }
     }
@@ -195,6 +220,8 @@ impl<'a> CallInfo<'a> {
             progress: None,
             approver,
             log,
+            // A sync body cannot wait for an answer.
+            asker: None,
             tool,
         }
     }
@@ -263,5 +290,66 @@ impl<'a> CallInfo<'a> {
     /// by `execute_code` calling tools back): they ask the same person.
     pub fn approver(&self) -> Option<&'a Arc<dyn Approver>> {
         self.approver
+    }
+
+    /// Who the call asks its caller's model and user through, for calls this one makes in
+    /// turn: they ask the same.
+    pub fn asker(&self) -> Option<&'a Arc<dyn Asker>> {
+        self.asker
+    }
+
+    /// Has the caller's model continue a conversation: over MCP the client's model
+    /// (`sampling/createMessage`). The host decides how; one without a way answers an error the
+    /// tool can handle (fall back, or tell the model what it needs).
+    ///
+    /// ```
+    /// use cy_tools::prelude::*;
+    /// use cy_tools::call::{SampleMessage, SampleRequest};
+    ///
+    /// /// Name the given colour in French.
+    /// #[tool(read_only)]
+    /// async fn in_french(call: CallInfo<'_>, /** The colour. */ colour: String) -> Result<String, ToolError> {
+    ///     let asked = SampleRequest::new(vec![SampleMessage::user(format!("`{colour}` in French, one word"))], 10);
+    ///     Ok(call.sample(asked).await?.text().to_string())
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    /// Nobody can be asked (the message says why and what would work), or the host failed.
+    pub async fn sample(&self, request: SampleRequest) -> Result<Sampled, AskError> {
+        match self.asker {
+            Some(asker) => asker.sample(&request).await,
+            None => Err(AskError::new(NO_ASKER)),
+        }
+    }
+
+    /// Asks the user `message`, with `form` to fill (an empty form asks yes or no): over MCP
+    /// the client's user (`elicitation/create`). Accepting answers the values, declining and
+    /// dismissing say so; each reaches the tool.
+    ///
+    /// ```
+    /// use cy_tools::prelude::*;
+    /// use cy_tools::call::{ElicitField, ElicitForm, Elicited};
+    ///
+    /// /// Book a table, asking for the details.
+    /// #[tool]
+    /// async fn book_table(call: CallInfo<'_>) -> Result<String, ToolError> {
+    ///     let form = ElicitForm::new()
+    ///         .field("guests", ElicitField::integer().range(1, 12).default_value(2).required());
+    ///     Ok(match call.elicit("How many guests?", &form).await? {
+    ///         Elicited::Accept(values) => format!("booked for {}", values["guests"]),
+    ///         Elicited::Decline => "not booked: the user said no".to_string(),
+    ///         Elicited::Cancel => "not booked: the user dismissed the question".to_string(),
+    ///     })
+    /// }
+    /// ```
+    ///
+    /// # Errors
+    /// Nobody can be asked (the message says why and what would work), or the host failed.
+    pub async fn elicit(&self, message: &str, form: &ElicitForm) -> Result<Elicited, AskError> {
+        match self.asker {
+            Some(asker) => asker.elicit(message, form).await,
+            None => Err(AskError::new(NO_ASKER)),
+        }
     }
 }

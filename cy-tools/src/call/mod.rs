@@ -1,7 +1,8 @@
 //! Calls: what a model sends a tool and what it gets back.
 //!
 //! A [`ToolCall`] is the call as sent (its arguments in any of the forms providers use); a tool
-//! body gets [`CallInfo`] (the call's id and cancellation) besides its arguments and returns
+//! body gets [`CallInfo`] (the call's id and cancellation, and a way to ask its caller's model
+//! and user: [`Asker`]) besides its arguments and returns
 //! anything [`IntoToolResult`]; the answer is a [`ToolResult`] of [`Content`] blocks, with
 //! structured JSON when the tool returns [`Json`](crate::Json).
 
@@ -10,6 +11,7 @@ use std::future::Future;
 use crate::BoxFuture;
 
 pub(crate) mod args;
+mod ask;
 pub(crate) mod blocking;
 mod content;
 pub(crate) mod info;
@@ -24,6 +26,9 @@ mod taking;
 mod taking_differential;
 
 // At the root: `CallInfo`, `ToolCall`, `Json`, `ToolError`, `ToolResult`.
+pub use ask::{
+    AskError, Asker, ElicitField, ElicitForm, Elicited, SampleMessage, SampleRequest, Sampled,
+};
 pub use info::CallHooks;
 pub(crate) use info::{CallInfo, ToolCall};
 pub use into_result::IntoToolResult;

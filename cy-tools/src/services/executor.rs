@@ -92,6 +92,9 @@ pub struct CodeOptions {
     /// Who the calls the code makes back into the session (code mode) ask for approval: the
     /// `execute_code` call's own approver, so they ask the same person.
     pub approver: Option<std::sync::Arc<dyn crate::approval::Approver>>,
+    /// Who those calls ask the caller's model and user through: the `execute_code` call's
+    /// own asker, so a tool the code calls can ask as one the model called can.
+    pub asker: Option<std::sync::Arc<dyn crate::call::Asker>>,
 }
 
 impl std::fmt::Debug for CodeOptions {
@@ -109,6 +112,7 @@ impl std::fmt::Debug for CodeOptions {
             .field("sdk", &self.sdk.is_some())
             .field("output_lines", &self.output_lines)
             .field("approver", &self.approver.is_some())
+            .field("asker", &self.asker.is_some())
             .finish()
     }
 }
@@ -128,6 +132,7 @@ impl Default for CodeOptions {
             sdk: None,
             output_lines: None,
             approver: None,
+            asker: None,
         }
     }
 }

@@ -10,10 +10,12 @@
 //!   to MCP clients as written;
 //! * [`resources`]: fixed text and bytes, a URI template, and a resource clients subscribe to,
 //!   with the tool that says it changed;
-//! * [`prompts`]: text, typed arguments with completion, an embedded resource and an image.
+//! * [`prompts`]: text, typed arguments with completion, an embedded resource and an image;
+//! * [`ask`]: tools that ask the client's model (sampling) and its user (elicitation) in the
+//!   middle of a call, which needs the session-bearing HTTP mode ([`bind_with_sessions`]).
 //!
-//! The scenarios the suite still fails are named in `expected-failures.yml`, each with the
-//! issue that takes it.
+//! The scenarios the suite still fails are named in `expected-failures.yml` (stateless) and
+//! `expected-failures-sessions.yml` (session-bearing), each with why.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
@@ -24,6 +26,7 @@
 //! # }
 //! ```
 
+pub mod ask;
 pub mod content;
 pub mod notes;
 pub mod prompts;
@@ -39,7 +42,7 @@ use cy_tools_mcp::McpServer;
 use cy_tools_mcp::http::{McpHttpAuth, McpHttpConfig, McpHttpServer};
 
 /// The names of the suite's tools this application serves.
-pub const TOOLS: [&str; 10] = [
+pub const TOOLS: [&str; 14] = [
     "test_simple_text",
     "test_image_content",
     "test_audio_content",
@@ -49,6 +52,10 @@ pub const TOOLS: [&str; 10] = [
     "test_tool_with_logging",
     "test_tool_with_progress",
     "test_update_watched_resource",
+    "test_sampling",
+    "test_elicitation",
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
     schema::NAME,
 ];
 
@@ -99,8 +106,8 @@ pub fn session() -> Result<Session, Box<dyn std::error::Error + Send + Sync>> {
     Ok(Session::new(context, tools).with_catalog(catalog))
 }
 
-/// The server bound to `addr` over streamable HTTP, without a token (the suite sends none), so
-/// only on a loopback address.
+/// The server bound to `addr` over stateless streamable HTTP, without a token (the suite sends
+/// none), so only on a loopback address.
 ///
 /// # Errors
 /// As [`server`]; the address cannot be bound or is not a loopback one.
@@ -108,5 +115,18 @@ pub async fn bind(
     addr: SocketAddr,
 ) -> Result<McpHttpServer, Box<dyn std::error::Error + Send + Sync>> {
     let config = McpHttpConfig::new(addr, McpHttpAuth::NoToken);
+    Ok(McpHttpServer::bind(config, server()?).await?)
+}
+
+/// [`bind`], in the session-bearing mode: a 2025-11-25 client gets a session, and the tools of
+/// [`ask`] can ask it in the middle of a call.
+///
+/// # Errors
+/// As [`bind`].
+pub async fn bind_with_sessions(
+    addr: SocketAddr,
+) -> Result<McpHttpServer, Box<dyn std::error::Error + Send + Sync>> {
+    let mut config = McpHttpConfig::new(addr, McpHttpAuth::NoToken);
+    config.sessions = true;
     Ok(McpHttpServer::bind(config, server()?).await?)
 }

@@ -1,7 +1,8 @@
 //! The official MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16 from npm, on
-//! Node.js) against this example over streamable HTTP: `server --suite all` with
-//! `expected-failures.yml`, so the run fails on any scenario failing that the file does not
-//! name, on any warning, and on a named one that passes.
+//! Node.js) against this example over streamable HTTP, stateless (`expected-failures.yml`) and
+//! in the session-bearing mode (`expected-failures-sessions.yml`): `server --suite all` with
+//! the mode's file, so the run fails on any scenario failing that the file does not name, on
+//! any warning, and on a named one that passes.
 //!
 //! The suite is found at `CY_CONFORMANCE` (its `dist/index.js`; `.ci/run` installs it with npm
 //! into `target/conformance`, patched for Node 20 by `scripts/conformance-suite`), else in
@@ -48,16 +49,34 @@ fn suite() -> Option<PathBuf> {
 }
 
 #[test]
-fn the_conformance_suite_passes_but_for_the_scenarios_named_with_their_issue() {
+fn the_conformance_suite_passes_over_stateless_http_but_for_the_scenarios_named() {
+    run("expected-failures.yml", false);
+}
+
+#[test]
+fn the_conformance_suite_passes_over_the_session_bearing_mode_but_for_the_scenarios_named() {
+    run("expected-failures-sessions.yml", true);
+}
+
+/// Runs the whole suite against the example served statelessly or with sessions, held to the
+/// named expected-failures file.
+fn run(expected: &str, sessions: bool) {
     let Some(suite) = suite() else { return };
     let runtime = tokio::runtime::Runtime::new().unwrap();
+    let addr = "127.0.0.1:0".parse().unwrap();
     let server = runtime
-        .block_on(example_conformance::bind("127.0.0.1:0".parse().unwrap()))
+        .block_on(async {
+            if sessions {
+                example_conformance::bind_with_sessions(addr).await
+            } else {
+                example_conformance::bind(addr).await
+            }
+        })
         .unwrap();
     let url = format!("http://{}/mcp", server.local_addr().unwrap());
     runtime.spawn(server.run());
     let results = tempfile::tempdir().unwrap();
-    let expected = Path::new(env!("CARGO_MANIFEST_DIR")).join("expected-failures.yml");
+    let expected = Path::new(env!("CARGO_MANIFEST_DIR")).join(expected);
     let output = Command::new("node")
         .arg(&suite)
         .args([
@@ -77,17 +96,26 @@ fn the_conformance_suite_passes_but_for_the_scenarios_named_with_their_issue() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success(),
-        "the conformance suite failed (exit {:?}): a scenario failed or warned that expected-failures.yml does not name, or one it names passes now (remove it)\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- checks of the failing scenarios\n{}",
+        "the conformance suite failed (exit {:?}): a scenario failed or warned that {} does not name, or one it names passes now (remove it)\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- checks of the failing scenarios\n{}",
         output.status.code(),
+        expected.display(),
         failing_checks(results.path()),
     );
     // The run really ran the scenarios this example serves.
-    for scenario in [
+    let mut served = vec![
         "tools-call-audio",
         "tools-call-with-logging",
         "tools-call-with-progress",
         "json-schema-2020-12",
-    ] {
+        "resources-templates-read",
+        "resources-subscribe",
+        "prompts-get-with-image",
+        "completion-complete",
+    ];
+    if sessions {
+        served.extend(["tools-call-sampling", "elicitation-sep1330-enums"]);
+    }
+    for scenario in served {
         assert!(
             stdout.contains(&format!("✓ {scenario}")),
             "{scenario} did not pass:\n{stdout}"
