@@ -30,6 +30,11 @@ pub(super) struct Declarations {
 }
 
 impl Declarations {
+    /// Whether there is anything to read: a fixed resource or a template.
+    pub(super) fn has_resources(&self) -> bool {
+        !self.resources.is_empty() || !self.templates.is_empty()
+    }
+
     pub(super) fn of(catalog: &Catalog) -> Result<Declarations, ServeError> {
         let mut resources = Vec::new();
         let mut templates = Vec::new();

@@ -69,6 +69,8 @@ pub(super) struct Inner {
     names_listed: String,
     /// The session's resources, templates and prompts, as the lists declare them.
     catalog: Declarations,
+    /// The methods served, for the answer to one that is not.
+    served: Vec<&'static str>,
     info: ServerConfig,
 }
 
@@ -129,6 +131,7 @@ impl McpServer {
                 .join(", ")
         };
         let catalog = Declarations::of(session.catalog())?;
+        let served = unsupported::served(catalog.has_resources(), !catalog.prompts.is_empty());
         let mut implementation = Implementation::new("cy-tools", env!("CARGO_PKG_VERSION"));
         implementation.title = Some("cy-tools".to_string());
         let info = ServerConfig::new(capabilities(&catalog)).with_server_info(implementation);
@@ -138,6 +141,7 @@ impl McpServer {
                 declarations,
                 names_listed,
                 catalog,
+                served,
                 info,
             }),
             call_runtime: None,
@@ -261,6 +265,15 @@ impl McpServer {
         &self.inner.declarations
     }
 
+    /// `Ok` when `method` is one this server serves, else the answer saying what it serves.
+    fn serves(&self, method: &str) -> Result<(), ErrorData> {
+        if self.inner.served.contains(&method) {
+            Ok(())
+        } else {
+            Err(unsupported::method(method, &self.inner.served))
+        }
+    }
+
     pub(super) fn unknown_tool(&self, name: &str) -> ErrorData {
         let inner = &self.inner;
         let valid: Vec<&str> = inner.declarations.iter().map(|d| &*d.name).collect();
@@ -341,6 +354,7 @@ impl ServerHandler for McpServer {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
+        self.serves("completion/complete")?;
         catalog::complete(self.inner.session.catalog(), &request)
     }
 
@@ -349,6 +363,7 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
+        self.serves("prompts/get")?;
         let catalog = self.inner.session.catalog();
         catalog::get(catalog, &request.name, request.arguments, &context.ct)
             .await
@@ -360,6 +375,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
+        self.serves("prompts/list")?;
         Ok(ListPromptsResult::with_all_items(
             self.inner.catalog.prompts.clone(),
         ))
@@ -370,6 +386,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
+        self.serves("resources/list")?;
         Ok(ListResourcesResult::with_all_items(
             self.inner.catalog.resources.clone(),
         ))
@@ -380,6 +397,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        self.serves("resources/templates/list")?;
         Ok(ListResourceTemplatesResult::with_all_items(
             self.inner.catalog.templates.clone(),
         ))
@@ -390,6 +408,7 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
+        self.serves("resources/read")?;
         catalog::read(self.inner.session.catalog(), &request.uri, &context.ct)
             .await
             .map(Into::into)
@@ -400,6 +419,7 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.serves("resources/subscribe")?;
         let catalog = self.inner.session.catalog();
         if catalog.resource(&request.uri).is_none() {
             return Err(ErrorData::resource_not_found(
@@ -427,6 +447,7 @@ impl ServerHandler for McpServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.serves("resources/unsubscribe")?;
         self.subscriptions.unsubscribe(&request.uri);
         Ok(())
     }
@@ -453,7 +474,7 @@ impl ServerHandler for McpServer {
                 None,
             ));
         }
-        Err(unsupported::method(&request.method))
+        Err(unsupported::method(&request.method, &self.inner.served))
     }
 }
 
@@ -464,7 +485,7 @@ fn capabilities(catalog: &Declarations) -> ServerCapabilities {
         .enable_tools()
         .enable_logging()
         .build();
-    let has_resources = !catalog.resources.is_empty() || !catalog.templates.is_empty();
+    let has_resources = catalog.has_resources();
     if has_resources {
         let mut resources = rmcp::model::ResourcesCapability::default();
         resources.subscribe = Some(true);

@@ -4,7 +4,7 @@ use rmcp::ErrorData;
 use rmcp::model::ErrorCode;
 use serde_json::json;
 
-/// The methods a client may call.
+/// The methods every server serves.
 pub(super) const SUPPORTED: [&str; 5] = [
     "initialize",
     "ping",
@@ -13,13 +13,44 @@ pub(super) const SUPPORTED: [&str; 5] = [
     "logging/setLevel",
 ];
 
-/// `-32601` naming `method`, what is served instead, and what to do; logged at debug (a
-/// client probing for resources or prompts is routine, not a problem of this server).
-pub(super) fn method(method: &str) -> ErrorData {
+/// The methods a server serves: [`SUPPORTED`], and those of resources, prompts and completion
+/// when its session has them.
+pub(super) fn served(resources: bool, prompts: bool) -> Vec<&'static str> {
+    let mut methods = SUPPORTED.to_vec();
+    if resources {
+        methods.extend([
+            "resources/list",
+            "resources/templates/list",
+            "resources/read",
+            "resources/subscribe",
+            "resources/unsubscribe",
+        ]);
+    }
+    if prompts {
+        methods.extend(["prompts/list", "prompts/get"]);
+    }
+    if resources || prompts {
+        methods.push("completion/complete");
+    }
+    methods
+}
+
+/// `-32601` naming `method`, what is served instead (`served`), and what to do; logged at
+/// debug (a client probing for resources or prompts is routine, not a problem of this server).
+pub(super) fn method(method: &str, served: &[&str]) -> ErrorData {
     tracing::debug!(method, "a method this server does not serve");
-    let what = if method.starts_with("resources/") || method.starts_with("prompts/") {
+    let resources = served.contains(&"resources/list");
+    let prompts = served.contains(&"prompts/list");
+    let what = if (method.starts_with("resources/") || method.starts_with("prompts/"))
+        && !resources
+        && !prompts
+    {
         "this server offers tools only, no resources or prompts"
-    } else if method.starts_with("completion/") {
+    } else if method.starts_with("resources/") && !resources {
+        "this server offers no resources"
+    } else if method.starts_with("prompts/") && !prompts {
+        "this server offers no prompts"
+    } else if method.starts_with("completion/") && !resources && !prompts {
         "this server offers no prompts or resource templates to complete"
     } else {
         "it is not a method of this server"
@@ -28,9 +59,13 @@ pub(super) fn method(method: &str) -> ErrorData {
         ErrorCode::METHOD_NOT_FOUND,
         format!(
             "`{method}` is not supported: {what}; the methods served are {}; list the tools with `tools/list` and call one with `tools/call`",
-            SUPPORTED.map(|m| format!("`{m}`")).join(", ")
+            served
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
-        Some(json!({ "method": method, "supported": SUPPORTED })),
+        Some(json!({ "method": method, "supported": served })),
     )
 }
 
@@ -40,11 +75,13 @@ mod tests {
 
     #[test]
     fn names_the_method_and_what_is_served() {
-        let err = method("resources/list");
+        let err = method("resources/list", &served(false, false));
         assert_eq!(err.code, ErrorCode::METHOD_NOT_FOUND);
         assert!(err.message.starts_with(
             "`resources/list` is not supported: this server offers tools only, no resources or prompts; the methods served are `initialize`, `ping`, `tools/list`"
         ));
         assert_eq!(err.data.unwrap()["supported"][3], "tools/call");
+        let err = method("prompts/get", &served(true, false));
+        assert!(err.message.starts_with("`prompts/get` is not supported: this server offers no prompts; the methods served are `initialize`, `ping`, `tools/list`, `tools/call`, `logging/setLevel`, `resources/list`"), "{}", err.message);
     }
 }
