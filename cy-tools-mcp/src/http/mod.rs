@@ -44,6 +44,7 @@
 mod access;
 mod auth;
 mod body;
+mod poll;
 mod service;
 
 use std::io;
@@ -122,6 +123,11 @@ pub struct McpHttpConfig {
     /// How long a session of the session-bearing mode may go without a request before it is
     /// closed. 5 minutes by default.
     pub session_idle_timeout: Duration,
+    /// In the session-bearing mode, how long a call's event stream stays open without its
+    /// answer before the server ends it (SEP-1699 polling): the client comes back with
+    /// `Last-Event-ID` for the rest, which the session keeps meanwhile, so a long call holds no
+    /// connection. `None` (the default): streams stay open until the answer.
+    pub poll_after: Option<Duration>,
 }
 
 impl McpHttpConfig {
@@ -140,6 +146,7 @@ impl McpHttpConfig {
             sessions: false,
             max_sessions: 256,
             session_idle_timeout: Duration::from_secs(5 * 60),
+            poll_after: None,
         }
     }
 }
@@ -158,6 +165,7 @@ impl std::fmt::Debug for McpHttpConfig {
             .field("sessions", &self.sessions)
             .field("max_sessions", &self.max_sessions)
             .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("poll_after", &self.poll_after)
             .finish()
     }
 }

@@ -19,6 +19,7 @@ use serde_json::json;
 
 use super::access::{Access, Refusal};
 use super::body::{self, BodyError};
+use super::poll::Polled;
 use super::{ENDPOINT, McpHttpConfig};
 use crate::McpServer;
 use crate::line_check::{self, Checked, Framing, INVALID_REQUEST};
@@ -36,6 +37,8 @@ enum Transport {
         rmcp: StreamableHttpService<McpServer, LocalSessionManager>,
         manager: Arc<LocalSessionManager>,
         max: usize,
+        /// When a call's event stream is ended for the client to resume.
+        poll_after: Option<Duration>,
     },
 }
 
@@ -72,6 +75,7 @@ impl HttpState {
                 rmcp,
                 manager,
                 max: config.max_sessions,
+                poll_after: config.poll_after,
             }
         } else {
             Transport::Stateless(StreamableHttpService::new(
@@ -199,15 +203,31 @@ impl ConnectionService {
         if let Some(refusal) = state.session_cap(&bytes).await {
             return refuse(refusal);
         }
-        let response = state
+        let mut response = state
             .handle(Request::from_parts(parts, Full::new(bytes.clone())))
             .await;
+        if let Transport::Sessions {
+            poll_after: Some(after),
+            ..
+        } = &state.transport
+            && is_event_stream(&response)
+        {
+            response = response.map(|body| Polled::new(body, *after));
+        }
         if says_json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
             // `rmcp` could not read the body as a message: answered as JSON-RPC says instead.
             return not_a_message(&bytes).unwrap_or(response);
         }
         response
     }
+}
+
+fn is_event_stream(response: &HttpResponse) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("text/event-stream"))
 }
 
 /// The answer to a JSON body that is not an MCP message: `400`, with the JSON-RPC error the

@@ -42,7 +42,7 @@ use cy_tools_mcp::McpServer;
 use cy_tools_mcp::http::{McpHttpAuth, McpHttpConfig, McpHttpServer};
 
 /// The names of the suite's tools this application serves.
-pub const TOOLS: [&str; 14] = [
+pub const TOOLS: [&str; 15] = [
     "test_simple_text",
     "test_image_content",
     "test_audio_content",
@@ -56,6 +56,7 @@ pub const TOOLS: [&str; 14] = [
     "test_elicitation",
     "test_elicitation_sep1034_defaults",
     "test_elicitation_sep1330_enums",
+    "test_reconnection",
     schema::NAME,
 ];
 
@@ -118,6 +119,10 @@ pub async fn bind(
     Ok(McpHttpServer::bind(config, server()?).await?)
 }
 
+/// How long the session-bearing mode keeps a call's event stream open without its answer
+/// before the client must resume it (short, so `test_reconnection` shows it).
+pub const POLL_AFTER: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// [`bind`], in the session-bearing mode: a 2025-11-25 client gets a session, and the tools of
 /// [`ask`] can ask it in the middle of a call.
 ///
@@ -128,5 +133,6 @@ pub async fn bind_with_sessions(
 ) -> Result<McpHttpServer, Box<dyn std::error::Error + Send + Sync>> {
     let mut config = McpHttpConfig::new(addr, McpHttpAuth::NoToken);
     config.sessions = true;
+    config.poll_after = Some(POLL_AFTER);
     Ok(McpHttpServer::bind(config, server()?).await?)
 }

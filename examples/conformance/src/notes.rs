@@ -30,3 +30,12 @@ async fn test_tool_with_progress(call: CallInfo<'_>) -> &'static str {
     }
     "Tool with progress executed successfully"
 }
+
+/// Takes a few seconds, longer than the session-bearing mode keeps a call's event stream open
+/// here ([`crate::POLL_AFTER`]): the client resumes the stream with `Last-Event-ID` and gets the
+/// answer there.
+#[tool(read_only, open_world = false)]
+async fn test_reconnection() -> &'static str {
+    tokio::time::sleep(std::time::Duration::from_secs(4)).await;
+    "Reconnection test completed"
+}
