@@ -23,7 +23,7 @@ pub(super) struct Polled {
 }
 
 impl Polled {
-    pub(super) fn new(
+    pub(super) fn boxed(
         inner: BoxBody<Bytes, Infallible>,
         after: Duration,
     ) -> BoxBody<Bytes, Infallible> {

@@ -212,7 +212,7 @@ impl ConnectionService {
         } = &state.transport
             && is_event_stream(&response)
         {
-            response = response.map(|body| Polled::new(body, *after));
+            response = response.map(|body| Polled::boxed(body, *after));
         }
         if says_json && response.status() == StatusCode::UNSUPPORTED_MEDIA_TYPE {
             // `rmcp` could not read the body as a message: answered as JSON-RPC says instead.
