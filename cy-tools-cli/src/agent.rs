@@ -279,7 +279,9 @@ fn open_session(
         // On the factory, so the code of a code-mode session and the subagents ask too.
         .with_approver(agent_terminal::approver())
         // Subagents' turns bounded as this run's are.
-        .with_runner(runner);
+        .with_runner(runner)
+        .with_hooks(args.session.hooks.hooks())
+        .with_result_limits(args.session.hooks.limits());
         if let Some(approve) = asked.approve {
             tracing::info!(%approve, "approval policy");
             factory = factory.with_approval_policy(approve);

@@ -25,6 +25,7 @@ mod call;
 mod catalog;
 mod control_server;
 mod error;
+mod hooks;
 mod limits;
 mod list;
 mod mcp;

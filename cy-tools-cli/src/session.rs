@@ -64,6 +64,8 @@ pub(super) struct SessionArgs {
     pub(super) approve: Option<ApprovalPolicy>,
     #[command(flatten)]
     pub(super) limits: LimitArgs,
+    #[command(flatten)]
+    pub(super) hooks: super::hooks::HookArgs,
 }
 
 /// The tools `call` and `mcp` serve, and the stored session they belong to when there is a
@@ -201,6 +203,8 @@ pub(super) fn open(
             limits: args.limits.exec_limits(),
             code_mode,
             approve,
+            hooks: args.hooks.hooks(),
+            result_limits: args.hooks.limits(),
         };
         let spec_path = args.spec.as_deref().unwrap_or(Path::new(""));
         let workspace = std::path::absolute(&root).unwrap_or_else(|_| root.clone());
@@ -295,6 +299,8 @@ fn open_unstored(
     let context = Arc::new(
         ToolContext::new(identity)
             .with_state(ResourceUpdates::default())
+            .with_hooks(args.hooks.hooks())
+            .with_result_limits(args.hooks.limits())
             .with_env(env)
             .with_executor(executor)
             .with_approval(Approval::new(approve)),

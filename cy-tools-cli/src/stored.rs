@@ -28,6 +28,9 @@ pub(super) struct Wanted<'a> {
     /// The approval policy (`--approve`, the session file's, the command's default), over the
     /// stored spec's.
     pub(super) approve: cy_tools::approval::ApprovalPolicy,
+    /// The host's hooks and result limits (`--pre-tool-hook`, `--max-result-bytes`...).
+    pub(super) hooks: cy_tools::hook::Hooks,
+    pub(super) result_limits: cy_tools::hook::ResultLimits,
 }
 
 /// The stored session `wanted.id` (created if the store has none), built with only those of
@@ -67,7 +70,9 @@ pub(super) fn open(
             .with_exec_limits(wanted.limits.clone())
             // On the factory, not on the built session: a code-mode session's code calls the
             // tools bound at build time, which must ask as the host says too.
-            .with_approval_policy(wanted.approve);
+            .with_approval_policy(wanted.approve)
+            .with_hooks(wanted.hooks.clone())
+            .with_result_limits(wanted.result_limits.clone());
         // The model loop runs the subagent profiles that name a model, with keys from the
         // environment (the session crate cannot build it: it is the crate above).
         #[cfg(feature = "agent")]

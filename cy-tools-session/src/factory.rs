@@ -105,6 +105,10 @@ pub(super) struct Host {
     approve: Option<ApprovalPolicy>,
     /// Who every session built asks when a call's host names nobody (else its chat).
     approver: Option<Arc<dyn Approver>>,
+    /// The hooks around every call of every session built.
+    pub(super) hooks: cy_tools::hook::Hooks,
+    /// The result limits of every session built.
+    pub(super) limits: cy_tools::hook::ResultLimits,
     /// Limits and approval of the nested calls of sessions in code mode.
     pub(super) code_mode: code_mode::Settings,
     /// The embedded store's folder, which no workspace may contain (see [`host_files`]).
@@ -140,6 +144,8 @@ impl LocalSessionFactory {
                 state: StateMap::new(),
                 approve: None,
                 approver: None,
+                hooks: cy_tools::hook::Hooks::default(),
+                limits: cy_tools::hook::ResultLimits::default(),
                 code_mode: code_mode::Settings::default(),
                 store_dir: None,
                 spent_nonces: None,
@@ -419,6 +425,8 @@ impl LocalSessionFactory {
             .with_coordinator(self.session_coordinator(&spec))
             .with_state_map(&self.host.state)
             .with_state_map(extras.state())
+            .with_hooks(self.host.hooks.clone())
+            .with_result_limits(self.host.limits.clone())
             .with_approval(self.approval(&spec));
         // The hub its resources announce changes on, which its tools reach as state (one the
         // application gave stays).

@@ -118,6 +118,23 @@ impl LocalSessionFactory {
         self
     }
 
+    /// The same factory running `hooks` around every call of every session it builds
+    /// (created, resumed, children): a host's setting, never a spec's (see
+    /// [`cy_tools::hook`]).
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: cy_tools::hook::Hooks) -> Self {
+        self.host_mut().hooks = hooks;
+        self
+    }
+
+    /// The same factory holding every session's results to `limits` (see
+    /// [`cy_tools::hook::ResultLimits`]).
+    #[must_use]
+    pub fn with_result_limits(mut self, limits: cy_tools::hook::ResultLimits) -> Self {
+        self.host_mut().limits = limits;
+        self
+    }
+
     /// The same factory building every session (created, resumed, children) to ask `approver`
     /// when a call needs approval and its host names nobody, instead of the session's chat:
     /// a host's own way of asking, such as `cy-tools agent` asking on its terminal. Like

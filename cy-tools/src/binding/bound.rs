@@ -16,6 +16,7 @@ use crate::approval::{ApprovalRequest, gate};
 use crate::call::{CallInfo, ProgressGate, ToolCall, ToolResult, args};
 use crate::capability::{Capabilities, check_provided};
 use crate::definition::{Definition, OutputSchema, Schema, ToolAnnotations};
+use crate::hook::{self, chain};
 
 /// A tool bound to one session's context: what a model loop or an MCP server calls.
 ///
@@ -245,6 +246,58 @@ impl BoundTool {
     /// and the per-call token handed to the body ([`CallInfo::cancel`]) is cancelled, so work
     /// outside that future stops too. A timeout needs a Tokio runtime with time enabled.
     pub async fn execute(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
+        // Without hooks, a call pays one branch for them; the result limit is a sum of lengths
+        // (the call's id names a cut result's file only through the hooked path, which has it
+        // at hand: here the tool's name does, made unique).
+        if self.context.hooks.is_empty() {
+            let result = self.run(call, cancel).await;
+            return self.limited(&self.name, result).await;
+        }
+        Box::pin(self.hooked(call, cancel)).await
+    }
+
+    /// A call through the session's hooks: before (which may rewrite or refuse it), the call,
+    /// after (which may replace its result), then the result limit.
+    async fn hooked(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
+        let name: &str = &self.name;
+        let (call_id, arguments, hooks) = call.into_parts();
+        let args = match args::normalize(arguments)
+            .and_then(|args| args::check_fields(&args, self.schema).map(|()| args))
+        {
+            Ok(args) => args,
+            Err(problem) => return args::invalid(name, &problem, self.schema),
+        };
+        let seen = chain::Seen {
+            session: self.context.session(),
+            tool: name,
+            call_id: &call_id,
+            schema: self.schema,
+        };
+        let args = match hook::before(&self.context.hooks, &seen, args).await {
+            Ok(args) => args,
+            Err(refused) => return refused,
+        };
+        let call = ToolCall::new(call_id.clone(), Value::Object(args.clone())).with_hooks(hooks);
+        let result = self.run(call, cancel).await;
+        let result = hook::after(&self.context.hooks, &seen, &args, result).await;
+        self.limited(&call_id, result).await
+    }
+
+    /// `result` held to the session's result limits; a cut one is kept in a file named after
+    /// `call_id`.
+    async fn limited(&self, call_id: &str, result: ToolResult) -> ToolResult {
+        crate::hook::apply_limits(
+            &self.context.limits,
+            &self.name,
+            call_id,
+            self.context.fields.env.as_ref(),
+            result,
+        )
+        .await
+    }
+
+    /// The call itself: arguments, approval, the body under cancellation and the timeout.
+    async fn run(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
         let name: &str = &self.name;
         if cancel.is_cancelled() {
             return cancelled(name);

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::approval::Approval;
 use crate::capability::{Capabilities, Capability, capability_table};
+use crate::hook::{CallHook, Hooks, ResultLimits};
 use crate::services::{
     Chat, ChildSessionFactory, CodeExecutor, Coordinator, ExecutionLog, Sandbox,
 };
@@ -79,6 +80,8 @@ pub struct ToolContext {
     pub(crate) fields: Fields,
     pub(crate) state: StateMap,
     pub(crate) approval: Approval,
+    pub(crate) hooks: Hooks,
+    pub(crate) limits: ResultLimits,
 }
 
 /// What the context holds for a capability of each kind.
@@ -156,6 +159,8 @@ macro_rules! define_context {
                     },
                     state: StateMap::default(),
                     approval: Approval::default(),
+                    hooks: Hooks::default(),
+                    limits: ResultLimits::default(),
                 }
             }
 
@@ -190,6 +195,38 @@ impl ToolContext {
     /// The session's approval settings.
     pub fn approval(&self) -> &Approval {
         &self.approval
+    }
+
+    /// Adds `hook` after the session's others: every call of the session goes through it
+    /// (see [`hook`](crate::hook)). A host's setting, never a spec's.
+    #[must_use]
+    pub fn with_hook(mut self, hook: Arc<dyn CallHook>) -> Self {
+        self.hooks = self.hooks.with(hook);
+        self
+    }
+
+    /// Sets all of the session's hooks (and how long each may take).
+    #[must_use]
+    pub fn with_hooks(mut self, hooks: Hooks) -> Self {
+        self.hooks = hooks;
+        self
+    }
+
+    /// The session's hooks.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// Sets how much of one call's result reaches its caller (see [`ResultLimits`]).
+    #[must_use]
+    pub fn with_result_limits(mut self, limits: ResultLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// How much of one call's result reaches its caller.
+    pub fn result_limits(&self) -> &ResultLimits {
+        &self.limits
     }
 
     /// Adds an application object that tools reach by its type: a tool that takes

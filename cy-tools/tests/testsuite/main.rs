@@ -12,6 +12,7 @@ mod approval;
 mod binding;
 mod call_contract;
 mod dialects;
+mod hooks;
 mod raw_tools;
 mod registry;
 mod root_names;

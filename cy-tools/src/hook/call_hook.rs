@@ -1,0 +1,88 @@
+//! `CallHook`: what a hook sees of a call, and what it may decide.
+
+use serde_json::{Map, Value};
+
+use crate::BoxFuture;
+use crate::binding::SessionIdentity;
+use crate::call::ToolResult;
+
+/// One call as a hook sees it: the session, the tool, the call's id and its arguments (already
+/// an object whose root fields the tool declares).
+#[derive(Clone, Copy, Debug)]
+pub struct HookCall<'a> {
+    /// The session the call runs in.
+    pub session: &'a SessionIdentity,
+    /// The tool's name.
+    pub tool: &'a str,
+    /// The call's id.
+    pub call_id: &'a str,
+    /// The arguments.
+    pub arguments: &'a Map<String, Value>,
+}
+
+/// What a hook decides before a call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Before {
+    /// Let the call go on as it is.
+    Pass,
+    /// Let it go on with these arguments instead (checked against the tool's schema again).
+    Rewrite(Map<String, Value>),
+    /// Refuse it: the model reads the message, and nothing ran.
+    Refuse(String),
+}
+
+/// What a hook decides after a call.
+#[derive(Clone, Debug, PartialEq)]
+pub enum After {
+    /// Keep the result.
+    Keep,
+    /// Answer this result instead.
+    Replace(ToolResult),
+}
+
+/// Why a hook could not decide: the call is refused (before) or its result withheld (after),
+/// naming the hook.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookError {
+    message: String,
+}
+
+impl HookError {
+    /// An error saying `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        HookError {
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for HookError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for HookError {}
+
+/// A hook around every call of a session (see [the module](crate::hook)). Both steps default
+/// to passing, so a hook implements the one it needs.
+pub trait CallHook: Send + Sync {
+    /// Its name, for the messages that say it refused or failed.
+    fn name(&self) -> &str;
+
+    /// Sees a call before it runs.
+    fn before<'a>(&'a self, call: &'a HookCall<'a>) -> BoxFuture<'a, Result<Before, HookError>> {
+        let _ = call;
+        Box::pin(std::future::ready(Ok(Before::Pass)))
+    }
+
+    /// Sees the call's result before the caller does.
+    fn after<'a>(
+        &'a self,
+        call: &'a HookCall<'a>,
+        result: &'a ToolResult,
+    ) -> BoxFuture<'a, Result<After, HookError>> {
+        let _ = (call, result);
+        Box::pin(std::future::ready(Ok(After::Keep)))
+    }
+}
