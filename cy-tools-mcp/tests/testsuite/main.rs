@@ -10,6 +10,7 @@ use cy_tools_test_support as support;
 
 mod bad_input;
 mod call_cap;
+mod hooks;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(feature = "http")]

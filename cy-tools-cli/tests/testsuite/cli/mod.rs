@@ -3,6 +3,7 @@
 
 mod code_mode;
 mod commands;
+mod hooks;
 mod host_files;
 mod limits;
 mod narrowing;

@@ -1,0 +1,98 @@
+//! Hooks and the result limits through MCP: a hook's refusal reaches the client as an error
+//! result naming it, and a tool answering 10 MB reaches it cut, with the notice, while the
+//! workspace holds the whole result.
+
+use std::sync::Arc;
+
+use cy_tools::BoxFuture;
+use cy_tools::hook::{Before, CallHook, HookCall, HookError};
+use cy_tools::prelude::*;
+use cy_tools_sandbox::LocalSandbox;
+use serde_json::json;
+
+use crate::support::mcp_client::Peer;
+
+/// Answers `bytes` bytes of `x`.
+#[tool(read_only, open_world = false)]
+async fn ten_megabytes(
+    /** How many bytes. */
+    bytes: usize,
+) -> String {
+    "x".repeat(bytes)
+}
+
+/// Refuses every call of `list_directory`.
+struct NoListing;
+
+impl CallHook for NoListing {
+    fn name(&self) -> &str {
+        "no-listing"
+    }
+
+    fn before<'a>(&'a self, call: &'a HookCall<'a>) -> BoxFuture<'a, Result<Before, HookError>> {
+        Box::pin(async move {
+            Ok(if call.tool == "list_directory" {
+                Before::Refuse("listing is off in this deployment".into())
+            } else {
+                Before::Pass
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_refusal_and_a_cut_result_reach_the_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = LocalSandbox::new(dir.path()).unwrap().env();
+    let context = ToolContext::new(SessionIdentity::root("s-1", "acme"))
+        .with_env(Arc::new(env))
+        .with_hook(Arc::new(NoListing));
+    let tools = ToolRegistry::linked()
+        .unwrap()
+        .build(&["ten_megabytes", "list_directory"], &context);
+    let (client_out, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, client_in) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        cy_tools_mcp::serve(tools, server_in, server_out)
+            .await
+            .unwrap();
+    });
+    let mut peer = Peer::new(client_out, client_in);
+    peer.initialize().await;
+
+    let response = peer
+        .request(
+            2,
+            "tools/call",
+            json!({"name": "list_directory", "arguments": {"path": "."}}),
+        )
+        .await;
+    let result = &response["result"];
+    assert_eq!(result["isError"], true, "{response}");
+    assert_eq!(
+        result["content"][0]["text"],
+        "`list_directory` was refused by hook `no-listing`: listing is off in this deployment"
+    );
+
+    let response = peer
+        .request(
+            3,
+            "tools/call",
+            json!({"name": "ten_megabytes", "arguments": {"bytes": 10_000_000}}),
+        )
+        .await;
+    let content = response["result"]["content"].as_array().unwrap();
+    assert_eq!(content.len(), 2, "{}", content.len());
+    assert_eq!(content[0]["text"].as_str().unwrap().len(), 200_000);
+    let notice = content[1]["text"].as_str().unwrap();
+    assert!(
+        notice.starts_with("[result cut: 10000000 bytes of text"),
+        "{notice}"
+    );
+    let path = notice
+        .split('`')
+        .find(|p| p.starts_with(".cy-tools/results/"))
+        .unwrap();
+    let whole = std::fs::read(dir.path().join(path)).unwrap();
+    assert_eq!(whole.len(), 10_000_000);
+}
