@@ -138,3 +138,20 @@ pub async fn block_pool(
     .await;
     "woke up".to_string()
 }
+
+/// Answer `bytes` bytes of numbered lines: a result too large for a model, which the session's
+/// result limit cuts and keeps whole in the workspace.
+#[tool(read_only, idempotent, open_world = false)]
+pub async fn big_text(
+    /// How many bytes to answer.
+    bytes: usize,
+) -> String {
+    let mut out = String::with_capacity(bytes + 16);
+    let mut line = 0;
+    while out.len() < bytes {
+        out.push_str(&format!("line {line}\n"));
+        line += 1;
+    }
+    out.truncate(bytes);
+    out
+}

@@ -21,5 +21,6 @@ mod mcp_progress_approval;
 mod mcp_python_client;
 mod output_schema;
 mod quickstart_items;
+mod result_limits;
 mod stuck;
 mod tool_names;
