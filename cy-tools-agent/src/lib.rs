@@ -36,6 +36,7 @@ mod openai;
 mod provider;
 mod run;
 mod runner;
+mod sampler;
 mod sse;
 mod transcript;
 mod turn_budget;

@@ -4,8 +4,10 @@
 //! answers without calling a tool or a limit ends the run.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use cy_tools::call::Asker;
 use cy_tools::{CancellationToken, Session, ToolCall, ToolResult, services::UsageEntry};
 use serde_json::Value;
 use tokio::task::JoinSet;
@@ -18,6 +20,7 @@ use super::exchange::{Answered, Target, exchange};
 use super::http::{BaseUrl, Client};
 use super::openai::OpenAi;
 use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nulls};
+use super::sampler::LoopAsker;
 use super::transcript::{Message, ModelCall, Usage};
 use super::turn_budget::{Overrun, TurnBudget};
 
@@ -110,7 +113,7 @@ pub struct AgentRun {
 /// ```
 pub struct Agent {
     config: AgentConfig,
-    provider: Box<dyn Provider>,
+    provider: Arc<dyn Provider>,
     base: BaseUrl,
     client: Client,
 }
@@ -129,9 +132,9 @@ impl Agent {
                 "base URL `{base}` is plain http:// to another machine, so the API key would cross the network unencrypted; use an https:// base URL, or allow it with `--allow-http-key` (`AgentConfig::allow_http_key` in the library)"
             )));
         }
-        let provider: Box<dyn Provider> = match config.provider {
-            cy_tools::session::ModelProvider::OpenAi => Box::new(OpenAi),
-            cy_tools::session::ModelProvider::Anthropic => Box::new(Anthropic),
+        let provider: Arc<dyn Provider> = match config.provider {
+            cy_tools::session::ModelProvider::OpenAi => Arc::new(OpenAi),
+            cy_tools::session::ModelProvider::Anthropic => Arc::new(Anthropic),
         };
         Ok(Agent {
             config,
@@ -227,6 +230,13 @@ impl Agent {
             strict: !declared.strict.is_empty(),
         };
         let mut messages = vec![Message::User(task.to_string())];
+        // The tools this run calls ask its own model when they sample.
+        let asker: Arc<dyn Asker> = Arc::new(LoopAsker {
+            provider: Arc::clone(&self.provider),
+            client: self.client.clone(),
+            base: self.base.clone(),
+            config: self.config.clone(),
+        });
         loop {
             if *turns >= limits.max_turns {
                 return Ok(Ending::Limit(LimitReached::Turns(limits.max_turns)));
@@ -305,6 +315,7 @@ impl Agent {
                 limits.max_parallel_calls,
                 cancel,
                 events,
+                &asker,
             )
             .await;
             messages.push(Message::Assistant {
@@ -401,6 +412,7 @@ async fn run_calls(
     parallel: usize,
     cancel: &CancellationToken,
     events: &dyn AgentEvents,
+    asker: &Arc<dyn Asker>,
 ) -> Vec<(ModelCall, ToolResult)> {
     let mut running = JoinSet::new();
     let mut waiting = calls.iter().enumerate();
@@ -410,7 +422,8 @@ async fn run_calls(
         };
         events.tool_call(call);
         let name = declared.tool_name(&call.name).to_string();
-        let arguments = tool_call(session, call, &name, &declared.strict);
+        let arguments =
+            tool_call(session, call, &name, &declared.strict).with_asker(Arc::clone(asker));
         let (session, cancel) = (session.clone(), cancel.clone());
         running.spawn(async move { (index, session.execute(&name, arguments, &cancel).await) });
     };

@@ -13,6 +13,7 @@ mod bounds;
 mod limits;
 mod openai;
 mod runner;
+mod sampling;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
