@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use cy_tools::BoxFuture;
 use cy_tools::ToolResult;
-use cy_tools::hook::{After, Before, CallHook, HookCall, HookError, Hooks, ResultLimits};
+use cy_tools::call::hook::{After, Before, CallHook, HookCall, HookError, Hooks, ResultLimits};
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt as _;
 
@@ -44,7 +44,7 @@ pub(super) struct HookArgs {
     pub(super) hook_timeout: u64,
     /// The most bytes of text one result gives the model; the rest is written to
     /// `.cy-tools/results/` in the workspace and the model told where
-    #[arg(long, value_name = "BYTES", default_value_t = cy_tools::hook::DEFAULT_TEXT_BYTES as u64, value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "BYTES", default_value_t = cy_tools::call::hook::DEFAULT_TEXT_BYTES as u64, value_parser = clap::value_parser!(u64).range(1..))]
     pub(super) max_result_bytes: u64,
 }
 

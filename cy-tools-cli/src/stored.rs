@@ -29,8 +29,8 @@ pub(super) struct Wanted<'a> {
     /// stored spec's.
     pub(super) approve: cy_tools::approval::ApprovalPolicy,
     /// The host's hooks and result limits (`--pre-tool-hook`, `--max-result-bytes`...).
-    pub(super) hooks: cy_tools::hook::Hooks,
-    pub(super) result_limits: cy_tools::hook::ResultLimits,
+    pub(super) hooks: cy_tools::call::hook::Hooks,
+    pub(super) result_limits: cy_tools::call::hook::ResultLimits,
 }
 
 /// The stored session `wanted.id` (created if the store has none), built with only those of

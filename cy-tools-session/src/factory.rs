@@ -106,9 +106,9 @@ pub(super) struct Host {
     /// Who every session built asks when a call's host names nobody (else its chat).
     approver: Option<Arc<dyn Approver>>,
     /// The hooks around every call of every session built.
-    pub(super) hooks: cy_tools::hook::Hooks,
+    pub(super) hooks: cy_tools::call::hook::Hooks,
     /// The result limits of every session built.
-    pub(super) limits: cy_tools::hook::ResultLimits,
+    pub(super) limits: cy_tools::call::hook::ResultLimits,
     /// Limits and approval of the nested calls of sessions in code mode.
     pub(super) code_mode: code_mode::Settings,
     /// The embedded store's folder, which no workspace may contain (see [`host_files`]).
@@ -144,8 +144,8 @@ impl LocalSessionFactory {
                 state: StateMap::new(),
                 approve: None,
                 approver: None,
-                hooks: cy_tools::hook::Hooks::default(),
-                limits: cy_tools::hook::ResultLimits::default(),
+                hooks: cy_tools::call::hook::Hooks::default(),
+                limits: cy_tools::call::hook::ResultLimits::default(),
                 code_mode: code_mode::Settings::default(),
                 store_dir: None,
                 spent_nonces: None,

@@ -124,7 +124,6 @@ pub mod capability;
 pub mod catalog;
 pub mod definition;
 pub mod dialect;
-pub mod hook;
 pub mod memory;
 pub mod services;
 pub mod session;

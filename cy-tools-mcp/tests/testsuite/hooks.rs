@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use cy_tools::BoxFuture;
-use cy_tools::hook::{Before, CallHook, HookCall, HookError};
+use cy_tools::call::hook::{Before, CallHook, HookCall, HookError};
 use cy_tools::prelude::*;
 use cy_tools_sandbox::LocalSandbox;
 use serde_json::json;

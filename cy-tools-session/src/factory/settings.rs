@@ -120,17 +120,17 @@ impl LocalSessionFactory {
 
     /// The same factory running `hooks` around every call of every session it builds
     /// (created, resumed, children): a host's setting, never a spec's (see
-    /// [`cy_tools::hook`]).
+    /// [`cy_tools::call::hook`]).
     #[must_use]
-    pub fn with_hooks(mut self, hooks: cy_tools::hook::Hooks) -> Self {
+    pub fn with_hooks(mut self, hooks: cy_tools::call::hook::Hooks) -> Self {
         self.host_mut().hooks = hooks;
         self
     }
 
     /// The same factory holding every session's results to `limits` (see
-    /// [`cy_tools::hook::ResultLimits`]).
+    /// [`cy_tools::call::hook::ResultLimits`]).
     #[must_use]
-    pub fn with_result_limits(mut self, limits: cy_tools::hook::ResultLimits) -> Self {
+    pub fn with_result_limits(mut self, limits: cy_tools::call::hook::ResultLimits) -> Self {
         self.host_mut().limits = limits;
         self
     }

@@ -13,10 +13,10 @@ use tokio_util::sync::CancellationToken;
 use super::context::{BoundContext, IntoSharedContext, SessionIdentity, ToolContext};
 use super::error::BindError;
 use crate::approval::{ApprovalRequest, gate};
+use crate::call::hook::{self, chain};
 use crate::call::{CallInfo, ProgressGate, ToolCall, ToolResult, args};
 use crate::capability::{Capabilities, check_provided};
 use crate::definition::{Definition, OutputSchema, Schema, ToolAnnotations};
-use crate::hook::{self, chain};
 
 /// A tool bound to one session's context: what a model loop or an MCP server calls.
 ///
@@ -286,7 +286,7 @@ impl BoundTool {
     /// `result` held to the session's result limits; a cut one is kept in a file named after
     /// `call_id`.
     async fn limited(&self, call_id: &str, result: ToolResult) -> ToolResult {
-        crate::hook::apply_limits(
+        crate::call::hook::apply_limits(
             &self.context.limits,
             &self.name,
             call_id,

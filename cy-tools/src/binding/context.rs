@@ -5,8 +5,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::approval::Approval;
+use crate::call::hook::{CallHook, Hooks, ResultLimits};
 use crate::capability::{Capabilities, Capability, capability_table};
-use crate::hook::{CallHook, Hooks, ResultLimits};
 use crate::services::{
     Chat, ChildSessionFactory, CodeExecutor, Coordinator, ExecutionLog, Sandbox,
 };
@@ -198,7 +198,7 @@ impl ToolContext {
     }
 
     /// Adds `hook` after the session's others: every call of the session goes through it
-    /// (see [`hook`](crate::hook)). A host's setting, never a spec's.
+    /// (see [`hook`](crate::call::hook)). A host's setting, never a spec's.
     #[must_use]
     pub fn with_hook(mut self, hook: Arc<dyn CallHook>) -> Self {
         self.hooks = self.hooks.with(hook);

@@ -14,6 +14,7 @@ pub(crate) mod args;
 mod ask;
 pub(crate) mod blocking;
 mod content;
+pub mod hook;
 pub(crate) mod info;
 pub(crate) mod into_result;
 mod log;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use cy_tools::call::Content;
-use cy_tools::hook::{After, Before, CallHook, HookCall, HookError, Hooks, ResultLimits};
+use cy_tools::call::hook::{After, Before, CallHook, HookCall, HookError, Hooks, ResultLimits};
 use cy_tools::memory::MemorySandbox;
 use cy_tools::prelude::*;
 use cy_tools::{BoxFuture, services::Sandbox};
@@ -217,7 +217,7 @@ async fn ten_megabytes_reach_the_caller_cut_and_the_workspace_whole() {
     else {
         panic!("{:?}", result.content.len());
     };
-    assert_eq!(shown.len(), cy_tools::hook::DEFAULT_TEXT_BYTES);
+    assert_eq!(shown.len(), cy_tools::call::hook::DEFAULT_TEXT_BYTES);
     assert!(shown.starts_with("line 0\nline 1\n"));
     let path = notice
         .split('`')

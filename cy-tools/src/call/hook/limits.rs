@@ -25,7 +25,7 @@ pub const RESULTS_FOLDER: &str = ".cy-tools/results";
 /// their base64 size.
 ///
 /// ```
-/// use cy_tools::hook::ResultLimits;
+/// use cy_tools::call::hook::ResultLimits;
 /// let limits = ResultLimits::default().with_text_bytes(50_000).with_tool_text_bytes("read_file", 1_000_000);
 /// assert_eq!(limits.text_bytes_for("search_text"), 50_000);
 /// assert_eq!(limits.text_bytes_for("read_file"), 1_000_000);

@@ -64,7 +64,7 @@ impl std::fmt::Display for HookError {
 
 impl std::error::Error for HookError {}
 
-/// A hook around every call of a session (see [the module](crate::hook)). Both steps default
+/// A hook around every call of a session (see [the module](crate::call::hook)). Both steps default
 /// to passing, so a hook implements the one it needs.
 pub trait CallHook: Send + Sync {
     /// Its name, for the messages that say it refused or failed.

@@ -19,7 +19,7 @@
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
 //! use std::sync::Arc;
 //! use cy_tools::prelude::*;
-//! use cy_tools::hook::{Before, CallHook, HookCall, HookError};
+//! use cy_tools::call::hook::{Before, CallHook, HookCall, HookError};
 //!
 //! /// Echoes.
 //! #[tool(read_only)]
