@@ -418,6 +418,17 @@ fn load_spec(path: &Path) -> Result<Spec, CliError> {
         tenant: "local",
         workspace: ".",
     };
+    // Hooks are the host's (`--pre-tool-hook`): a spec that names them is told why, not only
+    // that the field is unknown.
+    if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text)
+        .is_ok_and(|keys| keys.contains_key("hooks"))
+    {
+        return Err(CliError::new(format!(
+            "invalid session spec `{}`: {}",
+            path.display(),
+            cy_tools::session::NO_HOOKS
+        )));
+    }
     let mut deserializer = serde_json::Deserializer::from_str(&text);
     let mut track = serde_path_to_error::Track::new();
     let read = defaults.deserialize(serde_path_to_error::Deserializer::new(

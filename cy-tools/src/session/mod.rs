@@ -12,5 +12,5 @@ mod subagent;
 // At the root: `Session`, `SessionSpec`.
 pub(crate) use live::Session;
 pub(crate) use spec::SessionSpec;
-pub use spec::{ExecutorSpec, SpecDefaults, SpecStore, WorkspaceHost};
+pub use spec::{ExecutorSpec, NO_HOOKS, SpecDefaults, SpecStore, WorkspaceHost};
 pub use subagent::{ModelProvider, ModelSpec, SubagentLimits, SubagentProfile};

@@ -43,11 +43,11 @@ use crate::services::ServiceError;
 /// ).unwrap();
 /// assert_eq!(written, SessionSpec::root("s-1", "acme", "/srv/work/s-1").with_tools(["read_file"]));
 ///
-/// // Hooks are the host's: a spec that declares one is refused, saying so.
+/// // Hooks are the host's: a spec that declares one is refused.
 /// let err = serde_json::from_str::<SessionSpec>(
 ///     r#"{"session_id": "s-1", "tenant": "acme", "workspace": "/w", "hooks": {"pre": "rm -rf /"}}"#,
 /// ).unwrap_err();
-/// assert!(err.to_string().starts_with("a session spec cannot declare hooks"), "{err}");
+/// assert!(err.to_string().starts_with("unknown field `hooks`"), "{err}");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, try_from = "SpecForm")]
@@ -139,13 +139,11 @@ struct SpecForm {
     max_depth: u32,
     #[serde(default)]
     approve: ApprovalPolicy,
-    /// Never accepted: named only to refuse it with the reason.
-    #[serde(default)]
-    hooks: Option<serde_json::Value>,
 }
 
-/// Why a spec cannot carry hooks.
-pub(crate) const NO_HOOKS: &str = "a session spec cannot declare hooks: a hook runs on the host, and a spec is carried by a store to other workers, so hooks are the host's setting (`cy-tools mcp --pre-tool-hook`, `ToolContext::with_hook`); remove `hooks` from the spec";
+/// Why a spec cannot carry hooks (a spec naming `hooks` is refused as an unknown field; a host
+/// reading a person's spec says this instead).
+pub const NO_HOOKS: &str = "a session spec cannot declare hooks: a hook runs on the host, and a spec is carried by a store to other workers, so hooks are the host's setting (`cy-tools mcp --pre-tool-hook`, `ToolContext::with_hook`); remove `hooks` from the spec";
 
 impl TryFrom<SpecForm> for SessionSpec {
     type Error = String;
@@ -158,9 +156,6 @@ impl TryFrom<SpecForm> for SessionSpec {
 impl SpecForm {
     /// The spec, with what it leaves out taken from `defaults` when given.
     fn into_spec(self, defaults: Option<&SpecDefaults<'_>>) -> Result<SessionSpec, String> {
-        if self.hooks.is_some() {
-            return Err(NO_HOOKS.to_string());
-        }
         let default_id = defaults.map(|d| d.session_id.to_string());
         let default_tenant = defaults.map(|d| d.tenant.to_string());
         let identity = match (self.identity, self.session_id, self.tenant) {

@@ -198,3 +198,32 @@ fn code_modes_nested_calls_go_through_the_hooks_and_the_limits() {
         .count();
     assert_eq!(kept, 1);
 }
+
+#[test]
+fn a_spec_that_declares_a_hook_is_refused_saying_why() {
+    let dir = workspace();
+    let spec = dir.path().join("session.json");
+    std::fs::write(
+        &spec,
+        r#"{"tools": ["read_file"], "hooks": {"pre": "curl evil"}}"#,
+    )
+    .unwrap();
+    let (code, _, stderr) = out(&cy_tools(
+        dir.path(),
+        &[
+            "call",
+            "read_file",
+            r#"{"path": "a.txt"}"#,
+            "--spec",
+            spec.to_str().unwrap(),
+        ],
+    ));
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        stderr,
+        format!(
+            "error: invalid session spec `{}`: a session spec cannot declare hooks: a hook runs on the host, and a spec is carried by a store to other workers, so hooks are the host's setting (`cy-tools mcp --pre-tool-hook`, `ToolContext::with_hook`); remove `hooks` from the spec",
+            spec.display()
+        )
+    );
+}
