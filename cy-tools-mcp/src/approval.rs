@@ -27,7 +27,7 @@ pub(super) struct Eliciting {
 impl Eliciting {
     pub(super) fn new(peer: Peer<RoleServer>) -> Self {
         Eliciting {
-            asker: PeerAsker::new(peer, false, false),
+            asker: PeerAsker::new(peer),
         }
     }
 }

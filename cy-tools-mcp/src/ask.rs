@@ -5,6 +5,8 @@
 // MCP 2026-07-28 deprecates sampling (SEP-2577); 2025-11-25 clients use it.
 #![allow(deprecated)]
 
+use std::sync::{Arc, LazyLock, OnceLock};
+
 use cy_tools::BoxFuture;
 use cy_tools::call::{AskError, Asker, Content, ElicitForm, Elicited, SampleRequest, Sampled};
 use cy_tools::catalog::Role;
@@ -22,25 +24,53 @@ const MODERN: &str = "a client of protocol 2026-07-28 cannot be asked in the mid
 /// Why a 2025-11-25 client of the stateless HTTP server cannot be asked.
 const STATELESS: &str = "this server keeps no connection between requests (stateless HTTP), so its client cannot be asked in the middle of a call; serve with the session-bearing HTTP mode (`--http-sessions`) or over stdio to be asked";
 
-/// Asks the client of one request.
+/// The asker of a call that cannot ask (`why` says so): one shared value per reason, so such a
+/// call allocates nothing for it.
+struct CannotAsk(&'static str);
+
+impl Asker for CannotAsk {
+    fn sample<'a>(&'a self, _: &'a SampleRequest) -> BoxFuture<'a, Result<Sampled, AskError>> {
+        Box::pin(std::future::ready(Err(AskError::new(self.0))))
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a ElicitForm,
+    ) -> BoxFuture<'a, Result<Elicited, AskError>> {
+        Box::pin(std::future::ready(Err(AskError::new(self.0))))
+    }
+}
+
+/// The asker of a call of a connection: the connection's own (made once, on its first call,
+/// and kept in `cache`), or a shared one that says why it cannot ask.
+pub(super) fn for_call(
+    cache: &OnceLock<Arc<dyn Asker>>,
+    peer: &Peer<RoleServer>,
+    modern: bool,
+    stateless: bool,
+) -> Arc<dyn Asker> {
+    static CANNOT_MODERN: LazyLock<Arc<dyn Asker>> = LazyLock::new(|| Arc::new(CannotAsk(MODERN)));
+    static CANNOT_STATELESS: LazyLock<Arc<dyn Asker>> =
+        LazyLock::new(|| Arc::new(CannotAsk(STATELESS)));
+    if modern {
+        Arc::clone(&CANNOT_MODERN)
+    } else if stateless {
+        Arc::clone(&CANNOT_STATELESS)
+    } else {
+        Arc::clone(cache.get_or_init(|| Arc::new(PeerAsker::new(peer.clone()))))
+    }
+}
+
+/// Asks the client of one connection.
 pub(super) struct PeerAsker {
     peer: Peer<RoleServer>,
-    /// Why this client cannot be asked at all, when it cannot.
-    cannot: Option<&'static str>,
 }
 
 impl PeerAsker {
-    /// The asker of a request from `peer`: `modern` when it speaks 2026-07-28, `stateless`
-    /// when it came over stateless HTTP.
-    pub(super) fn new(peer: Peer<RoleServer>, modern: bool, stateless: bool) -> Self {
-        let cannot = if modern {
-            Some(MODERN)
-        } else if stateless {
-            Some(STATELESS)
-        } else {
-            None
-        };
-        PeerAsker { peer, cannot }
+    /// The asker of the connection to `peer` (one that carries server-to-client requests).
+    pub(super) fn new(peer: Peer<RoleServer>) -> Self {
+        PeerAsker { peer }
     }
 
     fn client(&self) -> String {
@@ -59,9 +89,6 @@ impl PeerAsker {
     }
 
     fn check(&self, what: &str) -> Result<(), AskError> {
-        if let Some(why) = self.cannot {
-            return Err(AskError::new(why));
-        }
         if !self.offers(what) {
             return Err(AskError::new(format!(
                 "the MCP client `{}` does not offer {what}, so it cannot be asked; use a client that declares the `{what}` capability",
@@ -146,7 +173,7 @@ impl PeerAsker {
 
     /// Whether an approval question can reach this client.
     pub(super) fn can_elicit(&self) -> bool {
-        self.cannot.is_none() && self.offers("elicitation")
+        self.offers("elicitation")
     }
 }
 

@@ -11,7 +11,7 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
 use super::approval::{Decided, Eliciting, STATELESS};
-use super::ask::PeerAsker;
+use super::ask;
 use super::convert::call_tool_result;
 use super::input_required::{Round, approval_round};
 use super::request_state::{Accepted, Scope, StateError, spent_suffix};
@@ -46,11 +46,12 @@ impl McpServer {
         let modern = context
             .protocol_version()
             .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        call = call.with_asker(Arc::new(PeerAsker::new(
-            context.peer.clone(),
+        call = call.with_asker(ask::for_call(
+            &self.asker,
+            &context.peer,
             modern,
             self.stateless,
-        )));
+        ));
         // Arguments that fail the call's checks are answered as such, without asking anybody;
         // those that pass are parsed once, here, for the question and the call. Boxed: only a
         // call that asks carries the question's state, not every call's future.

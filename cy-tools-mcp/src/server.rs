@@ -56,6 +56,8 @@ pub struct McpServer {
     pub(super) log_level: ConnectionLevel,
     /// The resources the connection's client subscribed to.
     subscriptions: Subscriptions,
+    /// Who the connection's calls ask their client through, made on the first call.
+    pub(super) asker: Arc<std::sync::OnceLock<Arc<dyn cy_tools::call::Asker>>>,
 }
 
 pub(super) struct Inner {
@@ -153,6 +155,7 @@ impl McpServer {
             workspace: workspace.into(),
             log_level: ConnectionLevel::default(),
             subscriptions: Subscriptions::default(),
+            asker: Arc::default(),
         })
     }
 
@@ -249,6 +252,7 @@ impl McpServer {
         McpServer {
             log_level: ConnectionLevel::default(),
             subscriptions: Subscriptions::default(),
+            asker: Arc::default(),
             ..self.clone()
         }
     }
