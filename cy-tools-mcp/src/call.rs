@@ -43,9 +43,7 @@ impl McpServer {
         }
         call = call.with_log(Arc::clone(&notes.log));
         // The tool's questions (its `sample` and `elicit`) go to this request's client.
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let modern = super::protocol::is_modern(&context);
         call = call.with_asker(ask::for_call(
             &self.asker,
             &context.peer,

@@ -83,6 +83,7 @@ mod line_check;
 mod lines;
 mod logging;
 mod notes;
+mod protocol;
 mod request_state;
 mod serve;
 mod server;

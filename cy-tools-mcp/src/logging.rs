@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use cy_tools::call::LogLevel;
 use rmcp::RoleServer;
-use rmcp::model::{LoggingLevel, ProtocolVersion};
+use rmcp::model::LoggingLevel;
 use rmcp::service::RequestContext;
 
 /// The level a client gets until it asks for another.
@@ -55,9 +55,7 @@ impl ConnectionLevel {
         if let Some(level) = context.meta.log_level() {
             return Some(from_mcp(level));
         }
-        let modern = context
-            .protocol_version()
-            .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let modern = super::protocol::is_modern(context);
         (!modern).then(|| self.get())
     }
 }
