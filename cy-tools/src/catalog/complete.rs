@@ -32,6 +32,21 @@ pub(crate) fn filtered(values: Vec<String>, typed: &str) -> Vec<String> {
         .collect()
 }
 
+/// What to offer for `argument` when `typed` has been typed: `completer`'s values when there is
+/// one, else those `schema` enumerates (none when the schema could not be made).
+pub(crate) fn offer(
+    completer: Option<Completer>,
+    schema: Result<&Schema, String>,
+    argument: &str,
+    typed: &str,
+) -> Vec<String> {
+    match (completer, schema) {
+        (Some(completer), _) => filtered(completer(argument, typed), typed),
+        (None, Ok(schema)) => from_schema(schema, argument, typed),
+        (None, Err(_)) => Vec::new(),
+    }
+}
+
 /// The string values the schema of `argument` enumerates (a Rust enum's variants, an
 /// `Option` of one, `oneOf` constants), beginning with `typed`.
 pub(crate) fn from_schema(schema: &Schema, argument: &str, typed: &str) -> Vec<String> {

@@ -97,9 +97,7 @@ pub trait Resource: Send + Sync + 'static {
     /// Values for the variable `argument` beginning with `value`: the function's completer's,
     /// else the variable's schema's `enum` values.
     fn complete(&self, argument: &str, value: &str) -> Vec<String> {
-        self.schema()
-            .map(|schema| complete::from_schema(schema, argument, value))
-            .unwrap_or_default()
+        complete::offer(None, self.schema(), argument, value)
     }
 }
 
@@ -219,13 +217,7 @@ where
     }
 
     fn complete(&self, argument: &str, value: &str) -> Vec<String> {
-        match self.completer {
-            Some(completer) => complete::filtered(completer(argument, value), value),
-            None => self
-                .schema()
-                .map(|schema| complete::from_schema(schema, argument, value))
-                .unwrap_or_default(),
-        }
+        complete::offer(self.completer, self.schema(), argument, value)
     }
 }
 
