@@ -1,4 +1,5 @@
-//! Hooks the operator runs around every call (`--pre-tool-hook`, `--post-tool-hook`): external
+//! Hooks the operator runs around every call (`--pre-tool-hook`, `--post-tool-hook`, or a host
+//! configuration file, `--hooks-file`, see [`hooks_file`](super::hooks_file)): external
 //! commands in the shape Claude Code documents for its PreToolUse and PostToolUse hooks, and the
 //! result limits (`--max-result-bytes`). The host's settings, never a spec's.
 //!
@@ -25,6 +26,8 @@ use cy_tools::call::hook::{After, Before, CallHook, HookCall, HookError, Hooks, 
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt as _;
 
+use super::hooks_file::{ApprovalPlace, HooksFile};
+
 /// The hook options `call`, `mcp` and `agent` share.
 #[derive(Debug, Default, clap::Args)]
 pub(super) struct HookArgs {
@@ -46,12 +49,39 @@ pub(super) struct HookArgs {
     /// `.cy-tools/results/` in the workspace and the model told where
     #[arg(long, value_name = "BYTES", default_value_t = cy_tools::call::hook::DEFAULT_TEXT_BYTES as u64, value_parser = clap::value_parser!(u64).range(1..))]
     pub(super) max_result_bytes: u64,
+    /// The host's hook configuration, JSON in Claude Code's `hooks` shape (`PreToolUse` and
+    /// `PostToolUse` lists of `{"matcher": "write_file|terminal", "hooks": [{"type":
+    /// "command", "command": "...", "timeout": 10}]}`), with `"approval": "first"|"last"`,
+    /// `maxResultBytes`, `maxImageBytes` and `toolResultBytes` per tool. Its hooks run before
+    /// the flags' hooks; its limits replace `--max-result-bytes`
+    #[arg(long, value_name = "FILE", value_parser = super::hooks_file::read)]
+    pub(super) hooks_file: Option<HooksFile>,
 }
 
 impl HookArgs {
-    /// The hooks asked for, in order: the pre hooks, then the post hooks.
+    /// The hooks asked for, in order: the file's (approval first when it says so), then the
+    /// flags' pre hooks, then their post hooks.
     pub(super) fn hooks(&self) -> Hooks {
-        let mut hooks = Hooks::default().with_timeout(Duration::from_secs(self.hook_timeout));
+        let shared = Duration::from_secs(self.hook_timeout);
+        let mut hooks = Hooks::default().with_timeout(shared);
+        let file = self.hooks_file.as_ref();
+        if file.and_then(|f| f.approval) == Some(ApprovalPlace::First) {
+            hooks = hooks.with_approval();
+        }
+        if let Some(file) = file {
+            for (event, list) in [
+                (Event::Pre, &file.hooks.pre),
+                (Event::Post, &file.hooks.post),
+            ] {
+                for matched in list {
+                    let only = matched.matcher();
+                    for entry in &matched.hooks {
+                        let hook = CommandHook::new(&entry.command, event).only(only.clone());
+                        hooks = hooks.with_timed(Arc::new(hook), entry.timeout().unwrap_or(shared));
+                    }
+                }
+            }
+        }
         for command in &self.pre_tool_hook {
             hooks = hooks.with(Arc::new(CommandHook::new(command, Event::Pre)));
         }
@@ -61,10 +91,20 @@ impl HookArgs {
         hooks
     }
 
-    /// The result limits asked for.
+    /// The result limits asked for: the file's, else `--max-result-bytes`.
     pub(super) fn limits(&self) -> ResultLimits {
-        ResultLimits::default()
-            .with_text_bytes(usize::try_from(self.max_result_bytes).unwrap_or(usize::MAX))
+        let file = self.hooks_file.as_ref();
+        let text = file
+            .and_then(|f| f.max_result_bytes)
+            .unwrap_or(usize::try_from(self.max_result_bytes).unwrap_or(usize::MAX));
+        let mut limits = ResultLimits::default().with_text_bytes(text);
+        if let Some(bytes) = file.and_then(|f| f.max_image_bytes) {
+            limits = limits.with_image_bytes(bytes);
+        }
+        for (tool, bytes) in file.map(|f| &f.tool_result_bytes).into_iter().flatten() {
+            limits = limits.with_tool_text_bytes(tool.clone(), *bytes);
+        }
+        limits
     }
 }
 
@@ -79,6 +119,8 @@ struct CommandHook {
     command: String,
     name: String,
     event: Event,
+    /// The tools it applies to (the others pass it by): `None` for every tool.
+    only: Option<regex::Regex>,
 }
 
 impl CommandHook {
@@ -92,7 +134,19 @@ impl CommandHook {
                 short
             },
             event,
+            only: None,
         }
+    }
+
+    /// The same hook, applied only to the tools `only` matches.
+    fn only(mut self, only: Option<regex::Regex>) -> Self {
+        self.only = only;
+        self
+    }
+
+    /// Whether it sees `event` for `tool`.
+    fn applies(&self, event: Event, tool: &str) -> bool {
+        self.event == event && self.only.as_ref().is_none_or(|only| only.is_match(tool))
     }
 
     /// Runs the command with `input` on stdin: its decision as JSON (`Null` for none), or
@@ -154,7 +208,7 @@ impl CallHook for CommandHook {
 
     fn before<'a>(&'a self, call: &'a HookCall<'a>) -> BoxFuture<'a, Result<Before, HookError>> {
         Box::pin(async move {
-            if self.event != Event::Pre {
+            if !self.applies(Event::Pre, call.tool) {
                 return Ok(Before::Pass);
             }
             let decision = match self.run(input(call, "PreToolUse")).await? {
@@ -187,7 +241,7 @@ impl CallHook for CommandHook {
         result: &'a ToolResult,
     ) -> BoxFuture<'a, Result<After, HookError>> {
         Box::pin(async move {
-            if self.event != Event::Post {
+            if !self.applies(Event::Post, call.tool) {
                 return Ok(After::Keep);
             }
             let mut input = input(call, "PostToolUse");

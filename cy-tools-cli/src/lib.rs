@@ -26,6 +26,7 @@ mod catalog;
 mod control_server;
 mod error;
 mod hooks;
+mod hooks_file;
 mod limits;
 mod list;
 mod mcp;

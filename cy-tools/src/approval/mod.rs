@@ -23,3 +23,5 @@ pub use policy::ApprovalPolicy;
 pub use question::{HEAD_CHARS, MAX_SHOWN_CHARS, TAIL_CHARS, show_arguments, visible};
 
 pub(crate) mod gate;
+pub(crate) mod hook;
+pub use hook::APPROVAL_HOOK;

@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::context::{BoundContext, IntoSharedContext, SessionIdentity, ToolContext};
 use super::error::BindError;
-use crate::approval::{ApprovalRequest, gate};
+use crate::approval::hook::ApprovalStep;
 use crate::call::hook::{self, chain};
 use crate::call::{CallInfo, ProgressGate, ToolCall, ToolResult, args};
 use crate::capability::{Capabilities, check_provided};
@@ -246,38 +246,55 @@ impl BoundTool {
     /// and the per-call token handed to the body ([`CallInfo::cancel`]) is cancelled, so work
     /// outside that future stops too. A timeout needs a Tokio runtime with time enabled.
     pub async fn execute(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
-        // Without hooks, a call pays one branch for them; the result limit is a sum of lengths
-        // (the call's id names a cut result's file only through the hooked path, which has it
-        // at hand: here the tool's name does, made unique).
-        if self.context.hooks.is_empty() {
+        // Without hooks, a call that needs no approval pays one branch for them; the result
+        // limit is a sum of lengths (the call's id names a cut result's file only through the
+        // hooked path, which has it at hand: here the tool's name does, made unique).
+        if self.context.hooks.is_empty() && !self.needs_approval() {
             let result = self.run(call, cancel).await;
             return self.limited(&self.name, result).await;
         }
         Box::pin(self.hooked(call, cancel)).await
     }
 
-    /// A call through the session's hooks: before (which may rewrite or refuse it), the call,
-    /// after (which may replace its result), then the result limit.
+    /// A call through the session's hooks, approval among them: before (which may rewrite,
+    /// refuse or answer it), the call, after (which may replace its result), then the result
+    /// limit.
     async fn hooked(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
         let name: &str = &self.name;
+        if cancel.is_cancelled() {
+            return cancelled(name);
+        }
         let (call_id, arguments, hooks) = call.into_parts();
+        // Checked before any hook sees them: a person is not asked about a call that would
+        // fail anyway, and a hook sees an object of the fields the tool declares.
         let args = match args::normalize(arguments)
             .and_then(|args| args::check_fields(&args, self.schema).map(|()| args))
         {
             Ok(args) => args,
             Err(problem) => return args::invalid(name, &problem, self.schema),
         };
+        let approval = self.context.approval();
+        let step = self.needs_approval().then(|| ApprovalStep {
+            approval,
+            approver: hooks.approver.as_ref(),
+            chat: self.context.fields.chat.as_ref(),
+            title: self.annotations().title,
+            cancel,
+            record: std::sync::Mutex::new(None),
+        });
         let seen = chain::Seen {
             session: self.context.session(),
             tool: name,
             call_id: &call_id,
             schema: self.schema,
+            approval: step.as_ref(),
         };
         let args = match hook::before(&self.context.hooks, &seen, args).await {
             Ok(args) => args,
-            Err(refused) => return refused,
+            Err(answered) => return answered,
         };
-        let call = ToolCall::new(call_id.clone(), Value::Object(args.clone())).with_hooks(hooks);
+        let call =
+            ToolCall::new(call_id.clone(), Value::Object(args.clone())).with_hooks(hooks.clone());
         let result = self.run(call, cancel).await;
         let result = hook::after(&self.context.hooks, &seen, &args, result).await;
         self.limited(&call_id, result).await
@@ -296,7 +313,8 @@ impl BoundTool {
         .await
     }
 
-    /// The call itself: arguments, approval, the body under cancellation and the timeout.
+    /// The call itself: arguments, the body under cancellation and the timeout (approval is
+    /// one of the hooks, asked before this).
     async fn run(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
         let name: &str = &self.name;
         if cancel.is_cancelled() {
@@ -308,18 +326,6 @@ impl BoundTool {
         {
             Ok(args) => args,
             Err(problem) => return args::invalid(name, &problem, self.schema),
-        };
-        // Asked once the arguments are known good (a person is not asked about a call that
-        // would fail anyway) and before the body starts: a declined call has done nothing.
-        let mut approved = if self.needs_approval() {
-            // Boxed: only calls that ask carry the question's state, not every call's future.
-            match Box::pin(self.ask(&call_id, &args, &hooks, cancel)).await {
-                gate::Verdict::Run(record) => Some(record),
-                gate::Verdict::Refuse(result) => return result,
-                gate::Verdict::Cancelled => return cancelled(name),
-            }
-        } else {
-            None
         };
         // With a timeout the call gets a token of its own, cancelled when the call ends by any
         // path (result, timeout, cancellation, the caller dropping it), so work the body started
@@ -363,12 +369,7 @@ impl BoundTool {
                 // thread drives its I/O meanwhile (a multi-thread runtime): the caller that
                 // cancelled still gets the cancellation's answer, whichever side won.
                 Ok(Poll::Ready(_)) if cancel.is_cancelled() => return Poll::Ready(cancelled(name)),
-                Ok(Poll::Ready(mut result)) => {
-                    if let Some(record) = approved.take() {
-                        gate::record(&mut result, record);
-                    }
-                    return Poll::Ready(result);
-                }
+                Ok(Poll::Ready(result)) => return Poll::Ready(result),
                 Ok(Poll::Pending) => {}
                 Err(panic) => return Poll::Ready(panicked(name, panic.as_ref())),
             }
@@ -383,31 +384,6 @@ impl BoundTool {
             Poll::Pending
         })
         .await
-    }
-}
-
-impl BoundTool {
-    /// Asks whoever approves this session's calls about this one.
-    async fn ask(
-        &self,
-        call_id: &str,
-        args: &serde_json::Map<String, Value>,
-        hooks: &crate::call::CallHooks,
-        cancel: &CancellationToken,
-    ) -> gate::Verdict {
-        let approval = self.context.approval();
-        // A copy only for calls that ask: a person looks at them anyway.
-        let arguments = Value::Object(args.clone());
-        let request = ApprovalRequest {
-            session_id: &self.context.session().session_id,
-            call_id,
-            tool: &self.name,
-            title: self.annotations().title,
-            arguments: &arguments,
-            policy: approval.policy,
-        };
-        let chat = self.context.fields.chat.as_ref();
-        gate::ask(approval, hooks.approver.as_ref(), chat, &request, cancel).await
     }
 }
 
@@ -431,7 +407,7 @@ impl std::fmt::Debug for BoundTool {
     }
 }
 
-fn cancelled(name: &str) -> ToolResult {
+pub(crate) fn cancelled(name: &str) -> ToolResult {
     ToolResult::error(format!(
         "the call to `{name}` was cancelled before it finished and was stopped; call it again if the result is still needed"
     ))

@@ -9,6 +9,7 @@
 mod support;
 
 mod approval;
+mod approval_hook;
 mod binding;
 mod call_contract;
 mod dialects;

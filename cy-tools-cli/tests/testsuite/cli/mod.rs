@@ -4,6 +4,7 @@
 mod code_mode;
 mod commands;
 mod hooks;
+mod hooks_file;
 mod host_files;
 mod limits;
 mod narrowing;

@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 
 use crate::BoxFuture;
+use crate::approval::hook::ApprovalStep;
 use crate::binding::SessionIdentity;
 use crate::call::ToolResult;
 
@@ -18,6 +19,8 @@ pub struct HookCall<'a> {
     pub call_id: &'a str,
     /// The arguments.
     pub arguments: &'a Map<String, Value>,
+    /// What the built-in approval hook needs of a call that needs approval (absent otherwise).
+    pub(crate) approval: Option<&'a ApprovalStep<'a>>,
 }
 
 /// What a hook decides before a call.
@@ -27,8 +30,12 @@ pub enum Before {
     Pass,
     /// Let it go on with these arguments instead (checked against the tool's schema again).
     Rewrite(Map<String, Value>),
-    /// Refuse it: the model reads the message, and nothing ran.
+    /// Refuse it: the model reads the message (which names the hook), and nothing ran.
     Refuse(String),
+    /// Answer this result in the tool's place: the tool does not run, and the caller gets the
+    /// result as it is (a cached answer, or a refusal in the hook's own words and `details`,
+    /// as the built-in approval hook gives). The hooks' `after` steps do not run for it.
+    Answer(ToolResult),
 }
 
 /// What a hook decides after a call.
