@@ -92,6 +92,7 @@ mod unsupported;
 
 pub use call_slots::DEFAULT_MAX_CONCURRENT_CALLS;
 pub use error::ServeError;
+pub use notes::MAX_PENDING_LOG_MESSAGES;
 pub use request_state::{MIN_STATE_KEY_LEN, STATE_KEY_ENV, STATE_LIFETIME};
 pub use serve::{IntoMcpServer, serve, serve_stdio};
 pub use server::{McpServer, TOOL_LIST_TTL_MS};

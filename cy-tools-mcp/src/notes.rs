@@ -6,7 +6,7 @@
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::task::{Poll, Waker};
 
@@ -24,6 +24,11 @@ enum Note {
     Log(LogMessage),
 }
 
+/// The most log messages of one call waiting to be sent at once: a tool that logs faster than
+/// its client reads has the rest dropped (counted, and the client told how many), so a call's
+/// messages cannot fill the server's memory. Progress is rate-limited before it gets here.
+pub const MAX_PENDING_LOG_MESSAGES: usize = 1024;
+
 /// What a call's sinks share with the loop that runs the call and sends its notes: one
 /// allocation per call, no task, no channel (a call costs a few hundred nanoseconds; a channel
 /// and a second future joined to the call would double that).
@@ -35,6 +40,8 @@ struct Shared {
     done: AtomicBool,
     /// Messages at this level or above are sent; none without one.
     level: Option<LogLevel>,
+    /// Log messages dropped since the queue was last taken, past [`MAX_PENDING_LOG_MESSAGES`].
+    dropped: AtomicUsize,
 }
 
 impl Shared {
@@ -42,17 +49,34 @@ impl Shared {
         if self.done.load(Ordering::Acquire) {
             return;
         }
-        self.queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(note);
+        {
+            let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+            if matches!(note, Note::Log(_)) && queue.len() >= MAX_PENDING_LOG_MESSAGES {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            queue.push(note);
+        }
         if let Some(waker) = &*self.waker.lock().unwrap_or_else(PoisonError::into_inner) {
             waker.wake_by_ref();
         }
     }
 
     fn take(&self) -> Vec<Note> {
-        std::mem::take(&mut *self.queue.lock().unwrap_or_else(PoisonError::into_inner))
+        let mut notes =
+            std::mem::take(&mut *self.queue.lock().unwrap_or_else(PoisonError::into_inner));
+        let dropped = self.dropped.swap(0, Ordering::Relaxed);
+        if dropped > 0 {
+            notes.push(Note::Log(LogMessage {
+                level: LogLevel::Warning,
+                logger: "cy-tools".into(),
+                data: format!(
+                    "{dropped} log messages of this call were dropped: the tool logged faster than they could be sent (at most {MAX_PENDING_LOG_MESSAGES} wait at once)"
+                )
+                .into(),
+            }));
+        }
+        notes
     }
 
     fn wake_with(&self, waker: &Waker) {
@@ -167,6 +191,7 @@ pub(super) fn forwarder(
         waker: Mutex::new(None),
         done: AtomicBool::new(false),
         level,
+        dropped: AtomicUsize::new(0),
     });
     let notes = Notes {
         progress: token

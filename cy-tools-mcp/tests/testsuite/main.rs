@@ -15,4 +15,5 @@ mod hooks;
 mod http;
 #[cfg(feature = "http")]
 mod http_authorization;
+mod log_bounds;
 mod server;

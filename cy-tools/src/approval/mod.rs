@@ -3,7 +3,8 @@
 //! One [`ApprovalPolicy`] says which calls need it (`none`, `destructive`, `all`), read from
 //! each tool's annotations, so a tool declared `read_only` never asks. The session's context
 //! holds the policy ([`ToolContext::with_approval`](crate::ToolContext::with_approval)); the
-//! runtime asks before the body runs, through the call's own [`Approver`] when its host gave
+//! runtime asks before the body runs, as one of the session's
+//! [call hooks](crate::call::hook) (after the host's hooks unless they place it first), through the call's own [`Approver`] when its host gave
 //! one (an MCP server asks its client by elicitation), else the context's, else the session's
 //! chat ([`ChatApprover`]). A call that is declined, or not answered within
 //! [`Approval::timeout`], or that nobody can be asked about, answers an error result saying

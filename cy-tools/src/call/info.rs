@@ -234,10 +234,10 @@ impl<'a> CallInfo<'a> {
             Some(sink) if sink.accepts(level) => sink.log(LogMessage {
                 level,
                 logger: self.tool.to_string(),
-                data: data.into(),
+                data: log::bounded(data.into()),
             }),
             Some(_) => {}
-            None => log::to_tracing(self.tool, self.id, level, &data.into()),
+            None => log::to_tracing(self.tool, self.id, level, &log::bounded(data.into())),
         }
     }
 

@@ -31,6 +31,32 @@ pub enum LogLevel {
     Emergency,
 }
 
+/// The most bytes one log message carries (its data as JSON text): past it, the data is
+/// replaced by the start of that text and a notice saying how much was cut, so a tool cannot
+/// flood its caller's log with one message.
+pub const LOG_MESSAGE_BYTES: usize = 16 * 1024;
+
+/// `data` within [`LOG_MESSAGE_BYTES`]: as it is, or cut with a notice.
+pub(crate) fn bounded(data: Value) -> Value {
+    let text = match &data {
+        Value::String(text) if text.len() <= LOG_MESSAGE_BYTES => return data,
+        Value::String(text) => text.clone(),
+        // Small structured data is kept as it is; only a large one pays for its text.
+        other => match serde_json::to_string(other) {
+            Ok(text) if text.len() <= LOG_MESSAGE_BYTES => return data,
+            Ok(text) => text,
+            Err(_) => return data,
+        },
+    };
+    let kept = text.floor_char_boundary(LOG_MESSAGE_BYTES);
+    Value::String(format!(
+        "{}... [log message cut: {} of its {} bytes are past the bound of {LOG_MESSAGE_BYTES}]",
+        &text[..kept],
+        text.len() - kept,
+        text.len()
+    ))
+}
+
 /// One message a call logged: its level, the tool's name (MCP's `logger`) and any JSON.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LogMessage {
@@ -107,5 +133,33 @@ pub(crate) fn to_tracing(tool: &str, call: &str, level: LogLevel, data: &Value) 
         LogLevel::Error | LogLevel::Critical | LogLevel::Alert | LogLevel::Emergency => {
             tracing::error!(target: TARGET, tool, call, ?level, "{text}");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LOG_MESSAGE_BYTES, bounded};
+    use serde_json::json;
+
+    #[test]
+    fn a_message_past_its_bound_is_cut_with_a_notice() {
+        let small = json!({"rows": 3});
+        assert_eq!(bounded(small.clone()), small);
+        let text = "ü".repeat(LOG_MESSAGE_BYTES);
+        let cut = bounded(json!(text));
+        let cut = cut.as_str().unwrap();
+        assert!(cut.len() < LOG_MESSAGE_BYTES + 200);
+        assert!(cut.ends_with(&format!(
+            "[log message cut: {} of its {} bytes are past the bound of {LOG_MESSAGE_BYTES}]",
+            LOG_MESSAGE_BYTES,
+            2 * LOG_MESSAGE_BYTES
+        )));
+        let big = json!({"rows": vec![1; LOG_MESSAGE_BYTES]});
+        assert!(
+            bounded(big)
+                .as_str()
+                .unwrap()
+                .starts_with("{\"rows\":[1,1,")
+        );
     }
 }

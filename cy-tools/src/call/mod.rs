@@ -33,12 +33,12 @@ pub use ask::{
 pub use info::CallHooks;
 pub(crate) use info::{CallInfo, ToolCall};
 pub use into_result::IntoToolResult;
-pub use log::{LogLevel, LogMessage, LogSink};
+pub use log::{LOG_MESSAGE_BYTES, LogLevel, LogMessage, LogSink};
 
 pub use content::{Content, ResourceBody};
 pub use problem::{ArgProblem, ArgsError, ProblemKind};
 pub(crate) use progress::ProgressGate;
-pub use progress::{PROGRESS_INTERVAL, Progress, ProgressSink};
+pub use progress::{PROGRESS_INTERVAL, PROGRESS_MESSAGE_BYTES, Progress, ProgressSink};
 pub(crate) use result::ToolResult;
 
 /// Boxes a tool body's future and converts its output into a [`ToolResult`]: what `#[tool]`

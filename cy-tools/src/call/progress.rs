@@ -90,6 +90,10 @@ impl<F: Fn(Progress) + Send + Sync> ProgressSink for F {
 /// middle one was replaced before it could be sent), and a client gets at most 20 a second.
 pub const PROGRESS_INTERVAL: Duration = Duration::from_millis(50);
 
+/// The most bytes of one progress report's message: a longer one is cut (at a character
+/// boundary) and ends in `...`. A progress line is a status, not a channel for output.
+pub const PROGRESS_MESSAGE_BYTES: usize = 1024;
+
 /// The one place a call's reports pass: increasing values only, rate-limited, the last one
 /// held back delivered as the call ends, closed when the call answers. The sink is called
 /// under the lock, so once `close` returns nothing more is delivered.
@@ -125,7 +129,12 @@ impl ProgressGate {
             return;
         }
         let now = Instant::now();
-        let message = message();
+        let mut message = message();
+        if message.len() > PROGRESS_MESSAGE_BYTES {
+            let kept = message.floor_char_boundary(PROGRESS_MESSAGE_BYTES);
+            message.truncate(kept);
+            message.push_str("...");
+        }
         let progress = Progress {
             done,
             total: total.filter(|t| t.is_finite()),
@@ -204,6 +213,20 @@ mod tests {
                 (5.0, Some("five".to_string()))
             ]
         );
+    }
+
+    #[test]
+    fn a_long_message_is_cut_to_its_bound() {
+        let (gate, seen) = recording();
+        gate.report(1.0, None, || "é".repeat(2000));
+        let got = seen.lock().unwrap()[0].1.clone().unwrap();
+        assert!(got.ends_with("..."));
+        assert!(
+            got.len() <= super::PROGRESS_MESSAGE_BYTES + 3,
+            "{}",
+            got.len()
+        );
+        assert!(got.trim_end_matches("...").chars().all(|c| c == 'é'));
     }
 
     #[test]

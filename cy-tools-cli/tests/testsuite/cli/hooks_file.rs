@@ -148,7 +148,10 @@ fn the_files_limits_cut_results_per_tool() {
         .collect();
     assert_eq!(kept.len(), 1);
     let whole = std::fs::read_to_string(kept[0].as_ref().unwrap().path()).unwrap();
-    assert!(whole.starts_with("     1\t") && whole.len() > 1000, "{whole}");
+    assert!(
+        whole.starts_with("     1\t") && whole.len() > 1000,
+        "{whole}"
+    );
     assert!(whole.starts_with(stdout.lines().next().unwrap()));
 }
 

@@ -6,14 +6,23 @@
 //! session spec's (a spec a store carries to other workers must not run commands on them):
 //! the host gives them to the session's context ([`ToolContext::with_hook`](crate::ToolContext::with_hook)),
 //! and every call of the session takes them, whoever made it (an MCP client, the command line,
-//! the model loop, code mode's nested calls). They run in the order given, before the approval
-//! question (which is the built-in last step before the body), each under a timeout; a hook
-//! that fails or times out refuses the call and is named (fail closed).
+//! the model loop, code mode's nested calls). They run in the order given, each under a timeout
+//! (the hooks' own, or one per hook: [`Hooks::with_timed`]); a hook that fails or times out
+//! refuses the call and is named (fail closed). A hook may also answer in the tool's place
+//! ([`Before::Answer`]). Approval is one of them: the built-in approval hook asks a person
+//! about a call that needs it, after the host's hooks unless placed with
+//! [`Hooks::with_approval`], bounded by the approval timeout rather than the hooks'.
 //!
 //! [`ResultLimits`] bounds what one call answers: text past the limit (per session, per tool,
 //! 200,000 bytes by default) and images past theirs (5 MiB each) are cut with a notice saying
 //! how much was cut and where the whole result was written in the workspace, so code or
-//! `read_file` can page through it.
+//! `read_file` can page through it. What a call streams while it runs has bounds of its own:
+//! a log message's data past [`LOG_MESSAGE_BYTES`](crate::call::LOG_MESSAGE_BYTES) (16 KiB as
+//! JSON text) is cut with a notice, a progress message past
+//! [`PROGRESS_MESSAGE_BYTES`](crate::call::PROGRESS_MESSAGE_BYTES) (1 KiB) is cut, progress
+//! reaches the caller at most every [`PROGRESS_INTERVAL`](crate::call::PROGRESS_INTERVAL), and
+//! the MCP server keeps at most 1,024 of a call's log messages waiting to be sent, telling the
+//! client how many it dropped past them.
 //!
 //! ```
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
