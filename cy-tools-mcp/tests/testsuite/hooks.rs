@@ -1,6 +1,7 @@
 //! Hooks and the result limits through MCP: a hook's refusal reaches the client as an error
 //! result naming it, and a tool answering 10 MB reaches it cut, with the notice, while the
-//! workspace holds the whole result.
+//! workspace holds the whole result; a rewrite, a failing hook and a stuck one are answered as
+//! the library answers them.
 
 use std::sync::Arc;
 
@@ -95,4 +96,76 @@ async fn a_refusal_and_a_cut_result_reach_the_client() {
         .unwrap();
     let whole = std::fs::read(dir.path().join(path)).unwrap();
     assert_eq!(whole.len(), 10_000_000);
+}
+
+/// Halves `ten_megabytes`' byte count, fails on a count of 13, and takes a minute on 7.
+struct Halver;
+
+impl CallHook for Halver {
+    fn name(&self) -> &str {
+        "halver"
+    }
+
+    fn before<'a>(&'a self, call: &'a HookCall<'a>) -> BoxFuture<'a, Result<Before, HookError>> {
+        Box::pin(async move {
+            let bytes = call.arguments["bytes"].as_u64().unwrap_or_default();
+            match bytes {
+                13 => Err(HookError::new("13 is unlucky")),
+                7 => {
+                    tokio::time::sleep(std::time::Duration::from_secs(60)).await;
+                    Ok(Before::Pass)
+                }
+                _ => {
+                    let mut arguments = call.arguments.clone();
+                    arguments.insert("bytes".into(), json!(bytes / 2));
+                    Ok(Before::Rewrite(arguments))
+                }
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_rewrite_a_failing_hook_and_a_stuck_one_reach_the_client() {
+    let hooks = cy_tools::call::hook::Hooks::default()
+        .with(Arc::new(Halver))
+        .with_timeout(std::time::Duration::from_millis(200));
+    let context = ToolContext::new(SessionIdentity::root("s-1", "acme")).with_hooks(hooks);
+    let tools = ToolRegistry::linked()
+        .unwrap()
+        .build(&["ten_megabytes"], &context);
+    let (client_out, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, client_in) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        cy_tools_mcp::serve(tools, server_in, server_out)
+            .await
+            .unwrap();
+    });
+    let mut peer = Peer::new(client_out, client_in);
+    peer.initialize().await;
+    let mut text = async |id: u64, bytes: u64| {
+        let response = peer
+            .call(id, "ten_megabytes", json!({"bytes": bytes}))
+            .await;
+        let result = &response["result"];
+        (
+            result["isError"] == true,
+            result["content"][0]["text"].as_str().unwrap().to_string(),
+        )
+    };
+    assert_eq!(text(2, 10).await, (false, "xxxxx".to_string()));
+    assert_eq!(
+        text(3, 13).await,
+        (
+            true,
+            "`ten_megabytes` was refused: hook `halver` failed (13 is unlucky), so the call did not run; this is the host's hook, not your arguments".to_string()
+        )
+    );
+    assert_eq!(
+        text(4, 7).await,
+        (
+            true,
+            "`ten_megabytes` did not run: hook `halver` did not decide within 200ms; the host's hook is too slow or stuck".to_string()
+        )
+    );
 }

@@ -3,5 +3,6 @@
 
 mod cli;
 mod cli_code_mode;
+mod cli_hooks;
 mod cli_narrowing;
 mod cli_terminal;
