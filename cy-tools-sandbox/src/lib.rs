@@ -38,6 +38,7 @@ mod local_session;
 mod processes;
 mod regular;
 mod search;
+mod server_process;
 mod shell;
 pub mod tools;
 mod view;
@@ -48,4 +49,7 @@ pub use isolation::Isolation;
 pub use limits::ExecLimits;
 pub use local_session::local_session;
 pub use processes::LocalProcessTable;
+pub use server_process::{
+    DEFAULT_SERVER_MEMORY, DEFAULT_SERVER_PROCESSES, ServerOptions, ServerProcess,
+};
 pub use view::{LocalSandbox, SandboxView};

@@ -138,6 +138,16 @@ impl SandboxView {
         })
     }
 
+    /// The view's confinements and cgroup, for the servers it starts.
+    pub(crate) fn confinements(
+        &self,
+    ) -> (
+        &crate::isolation::Confinements,
+        &crate::exec::cgroup::ViewCgroup,
+    ) {
+        self.inner.processes.confinements()
+    }
+
     /// The host folder of this view.
     pub fn host_path(&self) -> &Path {
         &self.inner.host_path

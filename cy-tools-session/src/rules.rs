@@ -95,7 +95,37 @@ pub(super) fn child_spec(
         max_depth: parent.max_depth,
         // A child asks about the same calls as its parent: nothing widens down the tree.
         approve: parent.approve,
+        mcp_servers: servers_within(&parent.mcp_servers, allowed),
     }
+}
+
+/// The parent's MCP servers a child's profile names tools of (`{server}__{tool}`), each with
+/// only those tools: a child starts no server it was not given a tool of.
+fn servers_within(
+    servers: &[cy_tools::session::McpServerSpec],
+    allowed: &[String],
+) -> Vec<cy_tools::session::McpServerSpec> {
+    servers
+        .iter()
+        .filter_map(|server| {
+            let prefix = format!("{}__", server.name);
+            let tools: Vec<String> = allowed
+                .iter()
+                .filter_map(|name| name.strip_prefix(&prefix))
+                .filter(|tool| {
+                    server
+                        .tools
+                        .as_ref()
+                        .is_none_or(|listed| listed.iter().any(|t| t == tool))
+                })
+                .map(str::to_string)
+                .collect();
+            (!tools.is_empty()).then(|| cy_tools::session::McpServerSpec {
+                tools: Some(tools),
+                ..server.clone()
+            })
+        })
+        .collect()
 }
 
 /// The names of `names` that `allowed` holds too.

@@ -37,3 +37,4 @@ pub use output::{OutputType, output_schema_of};
 pub use raw::{RawHandler, RawToolDefinition};
 pub use schema::Schema;
 pub use typed::{Handler, ToolDefinition};
+pub use validate::ArgsCheck;

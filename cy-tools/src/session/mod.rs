@@ -6,11 +6,13 @@
 //! [`ChildSessionFactory`](crate::services::ChildSessionFactory) turns specs into live [`Session`]s.
 
 pub(crate) mod live;
+mod mcp_server;
 pub(crate) mod spec;
 mod subagent;
 
 // At the root: `Session`, `SessionSpec`.
 pub(crate) use live::Session;
+pub use mcp_server::{DEFAULT_MCP_CALL_TIMEOUT, DEFAULT_MCP_STARTUP_TIMEOUT, McpServerSpec};
 pub(crate) use spec::SessionSpec;
 pub use spec::{ExecutorSpec, NO_HOOKS, SpecDefaults, SpecStore, WorkspaceHost};
 pub use subagent::{ModelProvider, ModelSpec, SubagentLimits, SubagentProfile};

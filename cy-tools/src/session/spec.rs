@@ -3,6 +3,7 @@
 use serde::de::{DeserializeSeed, Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 
+use super::mcp_server::McpServerSpec;
 use super::subagent::SubagentProfile;
 use crate::BoxFuture;
 use crate::approval::ApprovalPolicy;
@@ -100,6 +101,11 @@ pub struct SessionSpec {
     /// and not written when `none`, so a spec that asks nothing reads as it did before.
     #[serde(default, skip_serializing_if = "ApprovalPolicy::is_none")]
     pub approve: ApprovalPolicy,
+    /// The MCP servers whose tools the session uses (`{server}__{tool}`), started confined in
+    /// its sandbox by `cy-tools-mcp-client`; not written when none, so older specs read as
+    /// they did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<McpServerSpec>,
 }
 
 fn default_max_depth() -> u32 {
@@ -139,6 +145,8 @@ struct SpecForm {
     max_depth: u32,
     #[serde(default)]
     approve: ApprovalPolicy,
+    #[serde(default)]
+    mcp_servers: Vec<McpServerSpec>,
 }
 
 /// Why a spec cannot carry hooks (a spec naming `hooks` is refused as an unknown field; a host
@@ -187,6 +195,17 @@ impl SpecForm {
         let Some(workspace) = self.workspace.or(defaults.map(|d| d.workspace.to_string())) else {
             return Err("missing field `workspace`".to_string());
         };
+        for (i, server) in self.mcp_servers.iter().enumerate() {
+            if let Some(problem) = server.problem() {
+                return Err(problem);
+            }
+            if self.mcp_servers[..i].iter().any(|s| s.name == server.name) {
+                return Err(format!(
+                    "two MCP servers are named `{}`; give each its own name (it prefixes its tools)",
+                    server.name
+                ));
+            }
+        }
         Ok(SessionSpec {
             identity,
             workspace,
@@ -200,6 +219,7 @@ impl SpecForm {
             subagents: self.subagents,
             max_depth: self.max_depth,
             approve: self.approve,
+            mcp_servers: self.mcp_servers,
         })
     }
 }
@@ -264,6 +284,7 @@ impl SessionSpec {
             subagents: Vec::new(),
             max_depth: default_max_depth(),
             approve: ApprovalPolicy::None,
+            mcp_servers: Vec::new(),
         }
     }
 

@@ -83,6 +83,42 @@ impl Validator {
     }
 }
 
+/// A JSON Schema compiled once, checking arguments as every tool's are checked (the same
+/// messages, up to five violations with their paths): for definitions made while the program
+/// runs, such as an MCP server's tools.
+///
+/// ```
+/// use cy_tools::definition::ArgsCheck;
+/// let check = ArgsCheck::new(&serde_json::json!({
+///     "type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}
+/// })).unwrap();
+/// assert!(check.check(&serde_json::json!({"n": 2})).is_ok());
+/// let err = check.check(&serde_json::json!({"n": 0})).unwrap_err();
+/// assert!(err.to_string().contains("`n`"), "{err}");
+/// // A keyword this validator does not check is refused when compiling, saying which.
+/// assert!(ArgsCheck::new(&serde_json::json!({"unevaluatedProperties": false})).is_err());
+/// ```
+#[derive(Debug)]
+pub struct ArgsCheck(Validator);
+
+impl ArgsCheck {
+    /// Compiles `schema`.
+    ///
+    /// # Errors
+    /// It is not JSON Schema 2020-12, or uses what the validator does not check (named).
+    pub fn new(schema: &Value) -> Result<ArgsCheck, String> {
+        Validator::new(schema).map(ArgsCheck)
+    }
+
+    /// Checks `args`.
+    ///
+    /// # Errors
+    /// What is wrong with them, for the model and for programs.
+    pub fn check(&self, args: &Value) -> Result<(), ArgsError> {
+        check(&self.0, args)
+    }
+}
+
 /// Not public API. The validator on its own, for the test that holds it to jsonschema's
 /// verdicts and messages (`tests/testsuite/validator_parity.rs`).
 #[doc(hidden)]

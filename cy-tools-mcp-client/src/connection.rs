@@ -1,0 +1,290 @@
+//! One MCP server of a session: started confined in the session's sandbox, spoken to over its
+//! stdin and stdout, started again (with backoff) when it died, and killed with its session.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use cy_tools::ToolResult;
+use cy_tools::session::McpServerSpec;
+use cy_tools_sandbox::{SandboxView, ServerOptions, ServerProcess};
+use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation, Tool};
+use rmcp::service::{Peer, RoleClient, RunningService, ServiceError};
+use rmcp::{ClientHandler, ServiceExt as _};
+use serde_json::{Map, Value};
+
+use crate::result::to_result;
+
+/// The longest wait between two starts of a server that keeps dying.
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// The first wait after a server died.
+const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+
+/// The session's side of the protocol: it names itself, and declines what a server asks of it
+/// (sampling, elicitation) by rmcp's defaults.
+#[derive(Clone, Default)]
+pub(crate) struct Handler;
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info = Implementation::new("cy-tools", env!("CARGO_PKG_VERSION"));
+        info
+    }
+}
+
+/// A running server: the process and the protocol over it.
+struct Live {
+    /// Dropped after `service`, so the process is killed once the protocol has stopped.
+    service: RunningService<RoleClient, Handler>,
+    process: ServerProcess,
+}
+
+/// When the server was last started, and how long to wait before the next start.
+struct Backoff {
+    last_start: Option<Instant>,
+    wait: Duration,
+}
+
+/// One server of a session.
+pub(crate) struct Server {
+    pub(crate) spec: McpServerSpec,
+    view: SandboxView,
+    live: tokio::sync::Mutex<Option<Live>>,
+    backoff: Mutex<Backoff>,
+    /// Why it stopped last, for the answer of the calls that find it stopped.
+    stopped: Mutex<Option<String>>,
+}
+
+impl Server {
+    pub(crate) fn new(spec: McpServerSpec, view: SandboxView) -> Self {
+        Server {
+            spec,
+            view,
+            live: tokio::sync::Mutex::new(None),
+            backoff: Mutex::new(Backoff {
+                last_start: None,
+                wait: Duration::ZERO,
+            }),
+            stopped: Mutex::new(None),
+        }
+    }
+
+    fn name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// The protocol peer of the running server, started (again) when it is not running.
+    async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+        let mut live = self.live.lock().await;
+        if let Some(running) = live.as_mut() {
+            if !running.service.is_closed() && !running.process.exited() {
+                return Ok(running.service.peer().clone());
+            }
+            let said = running.process.stderr_tail();
+            tracing::warn!(server = self.name(), %said, "MCP server stopped; starting it again");
+            *self.stopped.lock().unwrap_or_else(|e| e.into_inner()) = Some(said);
+            *live = None;
+        }
+        self.wait_backoff().await;
+        let started = self.start().await?;
+        let peer = started.service.peer().clone();
+        *live = Some(started);
+        Ok(peer)
+    }
+
+    /// Waits out the backoff of a server that died soon after it started, doubling it;
+    /// a server that ran a while starts again at once.
+    async fn wait_backoff(&self) {
+        let wait = {
+            let mut backoff = self.backoff.lock().unwrap_or_else(|e| e.into_inner());
+            let ran = backoff.last_start.map(|at| at.elapsed());
+            backoff.wait = match ran {
+                None => Duration::ZERO,
+                Some(ran) if ran > MAX_BACKOFF => Duration::ZERO,
+                Some(_) => (backoff.wait * 2).clamp(FIRST_BACKOFF, MAX_BACKOFF),
+            };
+            backoff.wait
+        };
+        if !wait.is_zero() {
+            tracing::info!(
+                server = self.name(),
+                ?wait,
+                "waiting before starting the MCP server again"
+            );
+            tokio::time::sleep(wait).await;
+        }
+        self.backoff
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .last_start = Some(Instant::now());
+    }
+
+    /// Starts the server and opens the protocol, within its startup timeout.
+    async fn start(&self) -> Result<Live, String> {
+        let name = self.name();
+        let mut env = Vec::with_capacity(self.spec.env.len());
+        for var in &self.spec.env {
+            match std::env::var(var) {
+                Ok(value) => env.push((var.clone(), value)),
+                Err(_) => {
+                    return Err(format!(
+                        "MCP server `{name}` is to receive the host variable `{var}`, which is not set here; set it on this worker, or remove it from the server's `env`"
+                    ));
+                }
+            }
+        }
+        let options = ServerOptions {
+            env,
+            read_only: with_base_interpreters(&self.spec.read_only),
+            network: self.spec.network,
+            ..ServerOptions::default()
+        };
+        let line = shell_line(&self.spec.command, &self.spec.args);
+        let mut process = self
+            .view
+            .start_server(&line, &options)
+            .map_err(|err| format!("MCP server `{name}` could not be started: {err}"))?;
+        let Some((stdin, stdout)) = process.take_stdio() else {
+            return Err(format!(
+                "MCP server `{name}` has no stdin or stdout to speak over"
+            ));
+        };
+        let timeout = self.spec.startup_timeout();
+        match tokio::time::timeout(timeout, Handler.serve((stdout, stdin))).await {
+            Ok(Ok(service)) => {
+                tracing::info!(server = name, pid = process.pid(), "MCP server started");
+                Ok(Live { service, process })
+            }
+            Ok(Err(err)) => Err(format!(
+                "MCP server `{name}` did not complete the MCP handshake ({err}){}; check its `command` and `args`",
+                said(&process)
+            )),
+            Err(_) => Err(format!(
+                "MCP server `{name}` did not complete the MCP handshake within {}s{}; check its command, or raise its `startup_timeout_secs`",
+                timeout.as_secs(),
+                said(&process)
+            )),
+        }
+    }
+
+    /// Its tools, every page of them, within its startup timeout.
+    pub(crate) async fn list_tools(&self) -> Result<Vec<Tool>, String> {
+        let name = self.name();
+        let timeout = self.spec.startup_timeout();
+        let listed = tokio::time::timeout(timeout, async {
+            let peer = self.peer().await?;
+            peer.list_all_tools()
+                .await
+                .map_err(|err| format!("MCP server `{name}` could not list its tools ({err})"))
+        })
+        .await;
+        listed.unwrap_or_else(|_| {
+            Err(format!(
+                "MCP server `{name}` did not list its tools within {}s; raise its `startup_timeout_secs` if it is slow to start",
+                timeout.as_secs()
+            ))
+        })
+    }
+
+    /// Calls `tool` (the server's name for it) with `arguments`. Dropping the future (the
+    /// call cancelled or timed out) sends the server `notifications/cancelled`.
+    pub(crate) async fn call(&self, tool: &str, arguments: Map<String, Value>) -> ToolResult {
+        let name = self.name();
+        let peer = match self.peer().await {
+            Ok(peer) => peer,
+            Err(err) => return ToolResult::error(err),
+        };
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        params.arguments = Some(arguments);
+        match peer.call_tool(params).await {
+            Ok(answer) => to_result(answer),
+            Err(ServiceError::McpError(err)) => ToolResult::error(format!(
+                "MCP server `{name}` refused the call to `{tool}`: {}",
+                err.message
+            )),
+            Err(err) => {
+                // The server stopped under the call: the next call starts it again.
+                let said = self.stopped_saying().await;
+                ToolResult::error(format!(
+                    "MCP server `{name}` stopped while `{tool}` ran ({err}){said}; it is started again for the next call, so call it again if it is safe to"
+                ))
+            }
+        }
+    }
+
+    /// What the server said on stderr before it stopped, as a clause of a message.
+    async fn stopped_saying(&self) -> String {
+        let live = self.live.lock().await;
+        let tail = live
+            .as_ref()
+            .map(|l| l.process.stderr_tail())
+            .or_else(|| {
+                self.stopped
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone()
+            })
+            .unwrap_or_default();
+        clause(&tail)
+    }
+}
+
+/// `read_only`, and for each virtual environment among them the installation its Python comes
+/// from (`home` in its `pyvenv.cfg`): a venv's `python` is a link to that interpreter, which
+/// the server must be able to run.
+fn with_base_interpreters(read_only: &[String]) -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<std::path::PathBuf> = read_only.iter().map(Into::into).collect();
+    for dir in read_only {
+        let Ok(cfg) = std::fs::read_to_string(std::path::Path::new(dir).join("pyvenv.cfg")) else {
+            continue;
+        };
+        let home = cfg.lines().find_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            (key.trim() == "home").then(|| std::path::PathBuf::from(value.trim()))
+        });
+        // `home` is the interpreter's `bin`; its installation (the standard library) is the
+        // folder above.
+        if let Some(install) = home.as_deref().and_then(std::path::Path::parent) {
+            paths.push(install.to_path_buf());
+        }
+    }
+    paths
+}
+
+/// `; it said: …` with the last line of `tail`, or nothing.
+fn said(process: &ServerProcess) -> String {
+    clause(&process.stderr_tail())
+}
+
+fn clause(tail: &str) -> String {
+    match tail.lines().last() {
+        Some(last) if !last.trim().is_empty() => format!("; it said: {}", last.trim()),
+        _ => String::new(),
+    }
+}
+
+/// `command` and `args` as one `/bin/sh -c` line, each word quoted, `exec`ed so the shell
+/// does not stay between the session and the server.
+fn shell_line(command: &str, args: &[String]) -> String {
+    let mut line = String::from("exec");
+    for word in std::iter::once(command).chain(args.iter().map(String::as_str)) {
+        line.push_str(" '");
+        line.push_str(&word.replace('\'', r"'\''"));
+        line.push('\'');
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_line;
+
+    #[test]
+    fn words_are_quoted() {
+        assert_eq!(
+            shell_line("node", &["it's.js".into(), "$HOME".into()]),
+            r"exec 'node' 'it'\''s.js' '$HOME'"
+        );
+    }
+}

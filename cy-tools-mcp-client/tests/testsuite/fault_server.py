@@ -1,0 +1,71 @@
+"""An MCP server (stdio, standard library only) that misbehaves on demand, for the client's
+fault tests: `hang` never answers, `die` exits in the middle of a call, `read` opens any path
+(so the tests see the sandbox refuse one outside), `echo` answers. Cancellations it receives
+are appended to `cancelled.log` in its working folder (the session's workspace)."""
+
+import json
+import os
+import sys
+import threading
+
+lock = threading.Lock()
+
+
+def send(message):
+    with lock:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+TOOLS = [
+    {"name": "echo", "description": "Echoes `text`.",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+     "annotations": {"readOnlyHint": True}},
+    {"name": "hang", "description": "Never answers.", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "die", "description": "Exits mid-call.", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "read", "description": "Reads a file anywhere.",
+     "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+    {"name": "look/around", "description": "A name with a slash and a schema the validator cannot check.",
+     "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": False}},
+]
+
+
+def call(request):
+    params = request["params"]
+    name, args = params["name"], params.get("arguments") or {}
+    if name == "hang":
+        return
+    if name == "die":
+        os._exit(3)
+    if name == "echo" or name == "look/around":
+        text = args.get("text", args.get("a", ""))
+        result = {"content": [{"type": "text", "text": "echo: " + text}]}
+    elif name == "read":
+        try:
+            with open(args["path"]) as f:
+                result = {"content": [{"type": "text", "text": f.read()}]}
+        except OSError as err:
+            result = {"content": [{"type": "text", "text": "could not read: " + str(err)}], "isError": True}
+    else:
+        send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32602, "message": "no tool " + name}})
+        return
+    send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
+
+for line in sys.stdin:
+    request = json.loads(line)
+    method = request.get("method")
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": request["id"], "result": {
+            "protocolVersion": request["params"]["protocolVersion"],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "fault", "version": "1"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": TOOLS}})
+    elif method == "tools/call":
+        threading.Thread(target=call, args=(request,), daemon=True).start()
+    elif method == "notifications/cancelled":
+        with open("cancelled.log", "a") as log:
+            log.write(str(request["params"].get("requestId")) + "\n")
+    elif "id" in request:
+        send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "no method " + method}})

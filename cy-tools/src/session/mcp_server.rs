@@ -1,0 +1,121 @@
+//! `McpServerSpec`: an MCP server a session uses the tools of, as its spec names it. Data
+//! only: `cy-tools-mcp-client` starts and talks to it.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// How long a server may take to start and list its tools, unless its entry says otherwise.
+pub const DEFAULT_MCP_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How long one call of a server's tool may take, unless its entry says otherwise.
+pub const DEFAULT_MCP_CALL_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// An MCP server in a session spec: a local program spoken to over its stdin and stdout, which
+/// the session starts confined in its sandbox. Its tools join the session as
+/// `{name}__{tool}`. The spec names the host variables the server may receive, never their
+/// values, so a stored spec carries no secret.
+///
+/// ```
+/// use cy_tools::session::McpServerSpec;
+/// let spec: McpServerSpec = serde_json::from_value(serde_json::json!({
+///     "name": "time", "command": "python3", "args": ["-m", "mcp_server_time"],
+///     "env": ["TZ"], "tools": ["get_current_time"],
+/// })).unwrap();
+/// assert_eq!(spec.name, "time");
+/// assert!(spec.problem().is_none());
+/// let bad = McpServerSpec { name: "my_server".into(), ..spec };
+/// assert_eq!(
+///     bad.problem().unwrap(),
+///     "MCP server name `my_server` is not valid: use 1 to 32 ASCII letters, digits or `-` (its tools are named `my_server__<tool>`)"
+/// );
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerSpec {
+    /// Its name in the session, the prefix of its tools' names: 1 to 32 ASCII letters, digits
+    /// or `-`, unique in the session.
+    pub name: String,
+    /// The program (run with `/bin/sh -c` after quoting, in the session's workspace).
+    pub command: String,
+    /// Its arguments.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// The names of the host's environment variables it receives (their values are read on
+    /// the worker that starts it). Nothing else of the host's environment reaches it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    /// Which of its tools the session gets, by the server's names; all when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// Host folders it may read and run besides the system's (its installation: an npm
+    /// package folder, a virtual environment).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_only: Vec<String>,
+    /// Whether it may use the network (off by default).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub network: bool,
+    /// Whether its tools' annotations are believed: by default a server's tools are treated as
+    /// destructive, whatever they declare, since a third party wrote them.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub trust_annotations: bool,
+    /// Seconds it may take to start and list its tools
+    /// ([`DEFAULT_MCP_STARTUP_TIMEOUT`] when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub startup_timeout_secs: Option<u64>,
+    /// Seconds one call may take ([`DEFAULT_MCP_CALL_TIMEOUT`] when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_timeout_secs: Option<u64>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl McpServerSpec {
+    /// What is wrong with the entry, as a message saying what to write instead; `None` when
+    /// nothing is.
+    pub fn problem(&self) -> Option<String> {
+        let name = &self.name;
+        let valid = !name.is_empty()
+            && name.len() <= 32
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
+        if !valid {
+            return Some(format!(
+                "MCP server name `{name}` is not valid: use 1 to 32 ASCII letters, digits or `-` (its tools are named `{name}__<tool>`)"
+            ));
+        }
+        if self.command.trim().is_empty() {
+            return Some(format!(
+                "MCP server `{name}` has no `command`; give the program that serves MCP on its stdin and stdout"
+            ));
+        }
+        if let Some(var) = self
+            .env
+            .iter()
+            .find(|v| v.is_empty() || v.contains(['=', '\0']))
+        {
+            return Some(format!(
+                "MCP server `{name}`'s `env` lists `{var}`, which is not a variable name; list the names of the host variables it receives"
+            ));
+        }
+        if self.startup_timeout_secs == Some(0) || self.call_timeout_secs == Some(0) {
+            return Some(format!(
+                "MCP server `{name}` has a timeout of 0 seconds; give at least 1"
+            ));
+        }
+        None
+    }
+
+    /// How long it may take to start.
+    pub fn startup_timeout(&self) -> Duration {
+        self.startup_timeout_secs
+            .map_or(DEFAULT_MCP_STARTUP_TIMEOUT, Duration::from_secs)
+    }
+
+    /// How long one call may take.
+    pub fn call_timeout(&self) -> Duration {
+        self.call_timeout_secs
+            .map_or(DEFAULT_MCP_CALL_TIMEOUT, Duration::from_secs)
+    }
+}
