@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use cy_tools::binding::bind_tool;
+use cy_tools::definition::Definition;
 use cy_tools::session::McpServerSpec;
 use cy_tools::{BoundTool, ToolContext};
 use cy_tools_sandbox::SandboxView;
@@ -127,6 +128,15 @@ impl McpServers {
     /// The session's names of the servers' tools, in order.
     pub fn tool_names(&self) -> impl Iterator<Item = &str> {
         self.inner.tools.iter().map(|t| t.meta_name())
+    }
+
+    /// The servers' tools as definitions, in order, for a host that binds tools itself (a
+    /// session factory's extras): a session's context must hold these servers as its state.
+    pub fn definitions(&self) -> impl Iterator<Item = &'static dyn Definition> + '_ {
+        self.inner
+            .tools
+            .iter()
+            .map(|tool| -> &'static dyn Definition { *tool })
     }
 
     /// What the session should know about its server tools: those passed on unchecked, and why.

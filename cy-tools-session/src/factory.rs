@@ -28,6 +28,7 @@ use cy_tools::approval::SpentNonces;
 use cy_tools_sandbox::executor::{LocalExecutor, PythonRunner, RunSlots};
 use cy_tools_sandbox::{ExecLimits, LocalSandbox};
 
+mod mcp;
 mod narrow;
 mod settings;
 mod spawn;
@@ -257,6 +258,7 @@ impl LocalSessionFactory {
             spec.workspace = root.to_string_lossy().into_owned();
         }
         let env = self.open_env(&spec)?;
+        let extras = self.with_mcp_servers(&spec, extras).await?;
         // Built before it is stored, so a spec that cannot be built (an executor without its
         // token, say) leaves nothing behind and can be fixed and created again.
         let spec = Arc::new(spec);
@@ -287,6 +289,7 @@ impl LocalSessionFactory {
     ) -> Result<Session, ServiceError> {
         let spec = self.stored_spec(session_id).await?;
         let env = self.open_env(&spec)?;
+        let extras = self.with_mcp_servers(&spec, extras).await?;
         self.build(Arc::new(spec), env, None, &extras)
     }
 

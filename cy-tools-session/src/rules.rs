@@ -84,7 +84,18 @@ pub(super) fn child_spec(
             .workspace_host
             .as_ref()
             .map(|host| super::workspace::child_host(host, workspace)),
-        tools: profile.tools.clone(),
+        // Server tools come with the servers below, not from the registry.
+        tools: profile
+            .tools
+            .iter()
+            .filter(|t| {
+                !parent
+                    .mcp_servers
+                    .iter()
+                    .any(|s| t.starts_with(&format!("{}__", s.name)))
+            })
+            .cloned()
+            .collect(),
         resources: profile.resources.clone(),
         prompts: profile.prompts.clone(),
         executor: parent.executor.clone(),

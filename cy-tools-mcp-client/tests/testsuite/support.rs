@@ -1,6 +1,5 @@
 //! A session whose tools come from MCP servers, and where the tests find the servers.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use cy_tools::prelude::*;
@@ -35,29 +34,16 @@ pub async fn session(specs: &[McpServerSpec]) -> Fixture {
     }
 }
 
-/// A folder from the environment variable `var`, set by `.ci/run`: `None` (the test skips)
-/// when it is unset, unless `CY_MCP_SERVERS_REQUIRE` is set (then it fails).
-pub fn installed(var: &str) -> Option<PathBuf> {
-    match std::env::var_os(var) {
-        Some(path) => Some(PathBuf::from(path)),
-        None if std::env::var_os("CY_MCP_SERVERS_REQUIRE").is_some() => {
-            panic!("{var} is not set: `.ci/run` installs the MCP servers these tests use")
-        }
-        None => {
-            eprintln!("skipped: {var} is not set (`.ci/run` sets it)");
-            None
-        }
-    }
-}
+pub use cy_tools_test_support::mcp_servers::installed;
 
-/// The fault server's entry, named `name`, reading its script from this crate's folder.
+/// The fault server's entry, named `name`.
 pub fn fault_server(name: &str) -> McpServerSpec {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/testsuite");
+    let (script, dir) = cy_tools_test_support::mcp_servers::fault_server();
     McpServerSpec {
         name: name.into(),
         command: "python3".into(),
-        args: vec![dir.join("fault_server.py").to_string_lossy().into_owned()],
-        read_only: vec![dir.to_string_lossy().into_owned()],
+        args: vec![script],
+        read_only: vec![dir],
         ..McpServerSpec::default()
     }
 }

@@ -52,7 +52,8 @@ impl LocalSessionFactory {
     ) -> Result<Session, ServiceError> {
         let spec = self.stored_spec(session_id).await?;
         let env = self.open_env(&spec)?;
-        self.build_within(Arc::new(spec), env, None, &Extras::new(), Some(only))
+        let extras = self.with_mcp_servers(&spec, Extras::new()).await?;
+        self.build_within(Arc::new(spec), env, None, &extras, Some(only))
     }
 
     /// Where the approval nonces of an MCP server serving these sessions are spent once for

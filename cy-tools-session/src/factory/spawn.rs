@@ -59,13 +59,10 @@ impl LocalSessionFactory {
             env.stat(".").await?;
             let host_path = parent_env.resolve_path(&folder)?;
             let spec = child_spec(parent, profile, id, &host_path);
+            // A child starts its own servers: those of its parent its profile names tools of.
+            let extras = self.with_mcp_servers(&spec, Extras::new()).await?;
             let spec = Arc::new(spec);
-            let child = self.build(
-                Arc::clone(&spec),
-                env,
-                request.parent_call.clone(),
-                &Extras::new(),
-            )?;
+            let child = self.build(Arc::clone(&spec), env, request.parent_call.clone(), &extras)?;
             match self.host.specs.insert_spec(&spec).await {
                 Ok(()) => return Ok(child),
                 // Another child took this number meanwhile: take the next.

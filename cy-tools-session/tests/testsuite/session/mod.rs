@@ -10,6 +10,8 @@ mod concurrent;
 mod cross_process;
 mod factory;
 mod kill9;
+#[cfg(feature = "mcp-client")]
+mod mcp_servers;
 #[cfg(feature = "remote")]
 mod remote_workspace;
 mod runner;
