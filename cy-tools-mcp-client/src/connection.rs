@@ -38,6 +38,8 @@ struct Live {
     /// Dropped after `service`, so the process is killed once the protocol has stopped.
     service: RunningService<RoleClient, Handler>,
     process: ServerProcess,
+    /// Which start of the server this is, so a call that saw it fail discards this one only.
+    generation: u64,
 }
 
 /// When the server was last started, and how long to wait before the next start.
@@ -54,6 +56,8 @@ pub(crate) struct Server {
     backoff: Mutex<Backoff>,
     /// Why it stopped last, for the answer of the calls that find it stopped.
     stopped: Mutex<Option<String>>,
+    /// How many times it was started.
+    starts: std::sync::atomic::AtomicU64,
 }
 
 impl Server {
@@ -67,6 +71,7 @@ impl Server {
                 wait: Duration::ZERO,
             }),
             stopped: Mutex::new(None),
+            starts: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -74,12 +79,13 @@ impl Server {
         &self.spec.name
     }
 
-    /// The protocol peer of the running server, started (again) when it is not running.
-    async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+    /// The protocol peer of the running server and which start it is, started (again) when
+    /// it is not running.
+    async fn peer(&self) -> Result<(Peer<RoleClient>, u64), String> {
         let mut live = self.live.lock().await;
         if let Some(running) = live.as_mut() {
             if !running.service.is_closed() && !running.process.exited() {
-                return Ok(running.service.peer().clone());
+                return Ok((running.service.peer().clone(), running.generation));
             }
             let said = running.process.stderr_tail();
             tracing::warn!(server = self.name(), %said, "MCP server stopped; starting it again");
@@ -88,9 +94,24 @@ impl Server {
         }
         self.wait_backoff().await;
         let started = self.start().await?;
-        let peer = started.service.peer().clone();
+        let peer = (started.service.peer().clone(), started.generation);
         *live = Some(started);
         Ok(peer)
+    }
+
+    /// Forgets start `generation` of the server, which a call saw fail under it: the next call
+    /// starts it again rather than finding its dead protocol (the process may not be reaped
+    /// yet). The process is killed with it.
+    async fn discard(&self, generation: u64) {
+        let mut live = self.live.lock().await;
+        if live.as_ref().is_some_and(|l| l.generation == generation) {
+            let said = live
+                .as_ref()
+                .map(|l| l.process.stderr_tail())
+                .unwrap_or_default();
+            *self.stopped.lock().unwrap_or_else(|e| e.into_inner()) = Some(said);
+            *live = None;
+        }
     }
 
     /// Waits out the backoff of a server that died soon after it started, doubling it;
@@ -154,7 +175,14 @@ impl Server {
         match tokio::time::timeout(timeout, Handler.serve((stdout, stdin))).await {
             Ok(Ok(service)) => {
                 tracing::info!(server = name, pid = process.pid(), "MCP server started");
-                Ok(Live { service, process })
+                let generation = self
+                    .starts
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok(Live {
+                    service,
+                    process,
+                    generation,
+                })
             }
             Ok(Err(err)) => Err(format!(
                 "MCP server `{name}` did not complete the MCP handshake ({err}){}; check its `command` and `args`",
@@ -173,7 +201,7 @@ impl Server {
         let name = self.name();
         let timeout = self.spec.startup_timeout();
         let listed = tokio::time::timeout(timeout, async {
-            let peer = self.peer().await?;
+            let (peer, _) = self.peer().await?;
             peer.list_all_tools()
                 .await
                 .map_err(|err| format!("MCP server `{name}` could not list its tools ({err})"))
@@ -191,7 +219,7 @@ impl Server {
     /// call cancelled or timed out) sends the server `notifications/cancelled`.
     pub(crate) async fn call(&self, tool: &str, arguments: Map<String, Value>) -> ToolResult {
         let name = self.name();
-        let peer = match self.peer().await {
+        let (peer, generation) = match self.peer().await {
             Ok(peer) => peer,
             Err(err) => return ToolResult::error(err),
         };
@@ -205,7 +233,7 @@ impl Server {
             )),
             Err(err) => {
                 // The server stopped under the call: the next call starts it again.
-                let said = self.stopped_saying().await;
+                let said = self.stopped_saying(generation).await;
                 ToolResult::error(format!(
                     "MCP server `{name}` stopped while `{tool}` ran ({err}){said}; it is started again for the next call, so call it again if it is safe to"
                 ))
@@ -213,18 +241,15 @@ impl Server {
         }
     }
 
-    /// What the server said on stderr before it stopped, as a clause of a message.
-    async fn stopped_saying(&self) -> String {
-        let live = self.live.lock().await;
-        let tail = live
-            .as_ref()
-            .map(|l| l.process.stderr_tail())
-            .or_else(|| {
-                self.stopped
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .clone()
-            })
+    /// Discards start `generation`, which stopped under a call, and what it said on stderr
+    /// before, as a clause of a message.
+    async fn stopped_saying(&self, generation: u64) -> String {
+        self.discard(generation).await;
+        let tail = self
+            .stopped
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
             .unwrap_or_default();
         clause(&tail)
     }

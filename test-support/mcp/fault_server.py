@@ -1,6 +1,6 @@
 """An MCP server (stdio, standard library only) that misbehaves on demand, for the client's
 fault tests: `hang` never answers, `die` exits in the middle of a call, `read` opens any path
-(so the tests see the sandbox refuse one outside), `echo` answers. Cancellations it receives
+(so the tests see the sandbox refuse one outside), `echo` answers; its tool list comes in two pages. Cancellations it receives
 are appended to `cancelled.log` in its working folder (the session's workspace)."""
 
 import json
@@ -61,7 +61,11 @@ for line in sys.stdin:
             "capabilities": {"tools": {}},
             "serverInfo": {"name": "fault", "version": "1"}}})
     elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": TOOLS}})
+        # Two pages, so a client that reads only the first misses tools.
+        if (request.get("params") or {}).get("cursor") == "page-2":
+            send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": TOOLS[3:]}})
+        else:
+            send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": TOOLS[:3], "nextCursor": "page-2"}})
     elif method == "tools/call":
         threading.Thread(target=call, args=(request,), daemon=True).start()
     elif method == "notifications/cancelled":

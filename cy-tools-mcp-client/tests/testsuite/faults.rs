@@ -78,6 +78,20 @@ async fn a_server_that_dies_mid_call_is_named_and_started_again() {
             && said.contains("it is started again for the next call"),
         "{said}"
     );
+    // A call in flight when it dies is answered too, naming it: never left hanging.
+    let (hung, died) = tokio::join!(f.session.call("fault__hang", json!({})), async {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        f.session.call("fault__die", json!({})).await
+    });
+    assert!(died.is_error);
+    assert!(
+        hung.is_error
+            && hung
+                .text_content()
+                .starts_with("MCP server `fault` stopped while `hang` ran"),
+        "{}",
+        hung.text_content()
+    );
     let echoed = f
         .session
         .call("fault__echo", json!({"text": "again"}))
