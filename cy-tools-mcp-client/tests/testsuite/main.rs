@@ -5,5 +5,6 @@
 
 mod everything;
 mod faults;
+mod reference;
 mod support;
 mod time;

@@ -16,7 +16,11 @@ pub struct Fixture {
 }
 
 pub async fn session(specs: &[McpServerSpec]) -> Fixture {
-    let workspace = tempfile::tempdir().unwrap();
+    session_in(tempfile::tempdir().unwrap(), specs).await
+}
+
+/// The same in `workspace`.
+pub async fn session_in(workspace: tempfile::TempDir, specs: &[McpServerSpec]) -> Fixture {
     let view = LocalSandbox::new(workspace.path()).unwrap().env();
     let servers = McpServers::start(specs, &view)
         .await
