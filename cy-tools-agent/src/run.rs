@@ -22,6 +22,7 @@ use super::openai::OpenAi;
 use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nulls};
 use super::sampler::LoopAsker;
 use super::transcript::{Message, ModelCall, Usage};
+use super::trust::CaFile;
 use super::turn_budget::{Overrun, TurnBudget};
 
 /// How a run ended, when it did not fail.
@@ -121,11 +122,24 @@ pub struct Agent {
 impl Agent {
     /// A loop with `config`.
     ///
+    /// Its requests go through the proxies `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` name
+    /// (hosts in `NO_PROXY` excepted), and trust Mozilla's roots and the CA file
+    /// [`ca_file`](AgentConfig::ca_file) (else `SSL_CERT_FILE`) names.
+    ///
     /// # Errors
     /// The base URL is not an `http://` or `https://` URL, or it is plain `http://` to another
     /// machine and there is a key to send, which
-    /// [`allow_http_key`](AgentConfig::allow_http_key) does not allow.
+    /// [`allow_http_key`](AgentConfig::allow_http_key) does not allow; a proxy variable holds
+    /// no usable URL; the CA file cannot be read or holds no certificate.
     pub fn new(config: AgentConfig) -> Result<Agent, AgentError> {
+        Agent::with_env(config, &|name| std::env::var(name).ok())
+    }
+
+    /// [`new`](Self::new), the environment read with `var`.
+    pub(crate) fn with_env(
+        config: AgentConfig,
+        var: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Agent, AgentError> {
         let base = BaseUrl::parse(&config.base_url)?;
         if config.api_key.is_some() && base.exposed() && !config.allow_http_key {
             return Err(AgentError::usage(format!(
@@ -136,11 +150,13 @@ impl Agent {
             cy_tools::session::ModelProvider::OpenAi => Arc::new(OpenAi),
             cy_tools::session::ModelProvider::Anthropic => Arc::new(Anthropic),
         };
+        let ca_file = CaFile::choose(config.ca_file.as_deref(), var);
+        let client = Client::new(ca_file, var)?;
         Ok(Agent {
             config,
             provider,
             base,
-            client: Client::default(),
+            client,
         })
     }
 

@@ -2,7 +2,8 @@
 //! 127.0.0.1 that answers in each provider's wire format from fixtures
 //! (`support::fake_model`): what the loop sends (tool declarations, results with the right ids),
 //! how it reads answers (plain, tool calls, parallel calls, malformed arguments, 429 then
-//! success, streamed), its limits and bounds, and the model runner of subagents.
+//! success, streamed), its limits and bounds, the model runner of subagents, and its HTTP client
+//! (TLS with a test CA, a CONNECT proxy from `HTTPS_PROXY`, connections kept between turns).
 //! `cy-tools agent` (`delegate`, approval, code mode, what reaches a terminal) is
 //! `cy-tools-cli`'s.
 
@@ -14,6 +15,7 @@ mod limits;
 mod openai;
 mod runner;
 mod sampling;
+mod transport;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
