@@ -108,6 +108,16 @@ impl BaseUrl {
         format!("{}{suffix}", self.path)
     }
 
+    /// The host, as the URL names it (an IPv6 address without brackets).
+    pub(crate) fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port, the scheme's default when the URL names none.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
     /// The URL of `path` (from [`path`](Self::path)) on this server.
     pub(crate) fn url(&self, path: &str) -> String {
         let scheme = if self.https { "https" } else { "http" };
@@ -307,6 +317,45 @@ impl Client {
     }
 }
 
+/// A blocking client with the same roots and proxies as [`Client`], for the OTLP exporter,
+/// whose batch thread has no async runtime. Built on a thread of its own: reqwest refuses to
+/// make one inside a runtime.
+///
+/// # Errors
+/// As [`Client::new`].
+#[cfg(feature = "otel")]
+pub(crate) fn blocking_client(
+    ca_file: Option<CaFile>,
+    var: &dyn Fn(&str) -> Option<String>,
+    timeout: Duration,
+) -> Result<reqwest::blocking::Client, AgentError> {
+    let tls = tls_config(ca_file.as_ref())?;
+    let proxies = super::proxy::from_env(var)?;
+    std::thread::spawn(move || {
+        let mut builder = reqwest::blocking::Client::builder()
+            .no_proxy()
+            .tls_backend_preconfigured(tls)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(timeout);
+        for proxy in proxies.list {
+            builder = builder.proxy(proxy);
+        }
+        builder.build().map_err(|err| {
+            AgentError::usage(format!(
+                "the HTTP client of the trace exporter could not be set up: {}",
+                chain(&err)
+            ))
+            .with_source(err)
+        })
+    })
+    .join()
+    .unwrap_or_else(|_| {
+        Err(AgentError::usage(
+            "the HTTP client of the trace exporter could not be set up: its thread panicked",
+        ))
+    })
+}
+
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Client")
@@ -318,7 +367,7 @@ impl std::fmt::Debug for Client {
 }
 
 /// An error and its sources, each said once: reqwest's own says only which request failed.
-fn chain(err: &(dyn Error + 'static)) -> String {
+pub(crate) fn chain(err: &(dyn Error + 'static)) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(cause) = source {

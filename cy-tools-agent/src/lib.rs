@@ -34,11 +34,14 @@ mod events;
 mod exchange;
 mod http;
 mod openai;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod provider;
 mod proxy;
 mod run;
 mod runner;
 mod sampler;
+mod spans;
 mod sse;
 mod transcript;
 mod trust;

@@ -11,6 +11,7 @@ use cy_tools::call::Asker;
 use cy_tools::{CancellationToken, Session, ToolCall, ToolResult, services::UsageEntry};
 use serde_json::Value;
 use tokio::task::JoinSet;
+use tracing::Instrument;
 
 use super::anthropic::Anthropic;
 use super::config::AgentConfig;
@@ -21,6 +22,7 @@ use super::http::{BaseUrl, Client};
 use super::openai::OpenAi;
 use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nulls};
 use super::sampler::LoopAsker;
+use super::spans;
 use super::transcript::{Message, ModelCall, Usage};
 use super::trust::CaFile;
 use super::turn_budget::{Overrun, TurnBudget};
@@ -191,16 +193,19 @@ impl Agent {
         let mut usage = Usage::default();
         let calls_cancel = cancel.child_token();
         let _stop_calls = calls_cancel.clone().drop_guard();
+        let span = spans::run_span(&self.config, session);
         let ending = {
-            let work = self.turns(
-                session,
-                task,
-                &declared,
-                &calls_cancel,
-                events,
-                &mut turns,
-                &mut usage,
-            );
+            let work = self
+                .turns(
+                    session,
+                    task,
+                    &declared,
+                    &calls_cancel,
+                    events,
+                    &mut turns,
+                    &mut usage,
+                )
+                .instrument(span.clone());
             let deadline = async {
                 match limits.timeout {
                     Some(limit) => tokio::time::sleep(limit).await,
@@ -213,6 +218,7 @@ impl Agent {
                 () = cancel.cancelled() => Ending::Limit(LimitReached::Cancelled),
             }
         };
+        spans::record_run(&span, turns, usage);
         tracing::debug!(
             turns,
             tokens = usage.total(),
@@ -268,6 +274,7 @@ impl Agent {
                 None => u64::MAX,
             };
             *turns += 1;
+            let turn_span = spans::turn_span(*turns);
             let max_tokens = self.config.max_output_tokens.min(remaining).max(1);
             let body = self.provider.request(&RequestParts {
                 model: &self.config.model,
@@ -283,6 +290,7 @@ impl Agent {
                 tokens: max_tokens,
             };
             let mut streamed = false;
+            let chat_span = spans::chat_span(&turn_span, &self.config, &self.base, max_tokens);
             let answered = exchange(
                 self.provider.as_ref(),
                 &target,
@@ -296,9 +304,14 @@ impl Agent {
                     }
                 },
             )
-            .await?;
+            .instrument(chat_span.clone())
+            .await
+            .inspect_err(|err| spans::record_error(&chat_span, err))?;
             let reply = match answered {
-                Answered::Reply(reply) => reply,
+                Answered::Reply(reply) => {
+                    spans::record_reply(&chat_span, &reply);
+                    reply
+                }
                 Answered::Stopped(overrun) => {
                     return self.stopped(session, *turns, usage, overrun).await;
                 }
@@ -333,6 +346,7 @@ impl Agent {
                 events,
                 &asker,
             )
+            .instrument(turn_span.clone())
             .await;
             messages.push(Message::Assistant {
                 text: reply.text,
@@ -441,7 +455,9 @@ async fn run_calls(
         let arguments =
             tool_call(session, call, &name, &declared.strict).with_asker(Arc::clone(asker));
         let (session, cancel) = (session.clone(), cancel.clone());
-        running.spawn(async move { (index, session.execute(&name, arguments, &cancel).await) });
+        // A task starts outside every span: the call's is made a child of the turn's here.
+        let run = async move { (index, session.execute(&name, arguments, &cancel).await) };
+        running.spawn(run.instrument(tracing::Span::current()));
     };
     for _ in 0..parallel.max(1) {
         start_next(&mut running);

@@ -13,8 +13,12 @@ mod anthropic;
 mod bounds;
 mod limits;
 mod openai;
+#[cfg(feature = "otel")]
+mod otlp_receiver;
 mod runner;
 mod sampling;
+#[cfg(feature = "otel")]
+mod traces;
 mod transport;
 
 use std::sync::{Arc, Mutex};
