@@ -28,6 +28,7 @@ const IDLE_LIMIT: Duration = Duration::from_secs(60);
 
 /// The most of an answer read as one JSON document (a streamed answer is read as it comes).
 const BODY_LIMIT: usize = 32 << 20;
+
 /// Where an API is: scheme, host, port and the path requests go under.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct BaseUrl {

@@ -1,7 +1,8 @@
 //! The spans of a run, after OpenTelemetry's GenAI conventions: `invoke_agent` around the run,
 //! a `turn` span for each turn, and in it the `chat {model}` span of the request to the model
 //! API and the `execute_tool {name}` spans of the calls the answer asked for (made by the
-//! session, see `cy_tools::call::trace`). They are `tracing` spans: free when nobody listens,
+//! session, see `cy_tools::call::trace`); a tool's sampling request is a `chat` span under
+//! its call's. They are `tracing` spans: free when nobody listens,
 //! and OpenTelemetry spans under the `otel` feature's layer (`otel::Otel`).
 
 use cy_tools::Session;
@@ -58,7 +59,8 @@ pub(crate) fn turn_span(turn: u32) -> Span {
     )
 }
 
-/// The span of one request to the model API, a child of `turn`.
+/// The span of one request to the model API, a child of `turn` (or, for a tool's sampling
+/// request, of the tool call's span).
 pub(crate) fn chat_span(
     turn: &Span,
     config: &AgentConfig,
