@@ -25,7 +25,7 @@ fn provider_name(config: &AgentConfig) -> &'static str {
 
 /// The span of a whole run of `config`'s model in `session`.
 pub(crate) fn run_span(config: &AgentConfig, session: &Session) -> Span {
-    tracing::info_span!(
+    tracing::debug_span!(
         target: TRACE_TARGET,
         "invoke_agent",
         otel.name = "invoke_agent cy-tools",
@@ -51,7 +51,7 @@ pub(crate) fn record_run(span: &Span, turns: u32, usage: Usage) {
 
 /// The span of turn `turn` (from 1), a child of the current span (the run's).
 pub(crate) fn turn_span(turn: u32) -> Span {
-    tracing::info_span!(
+    tracing::debug_span!(
         target: TRACE_TARGET,
         "turn",
         otel.kind = "internal",
@@ -67,7 +67,7 @@ pub(crate) fn chat_span(
     base: &BaseUrl,
     max_tokens: u64,
 ) -> Span {
-    tracing::info_span!(
+    tracing::debug_span!(
         target: TRACE_TARGET,
         parent: turn,
         "chat",

@@ -17,7 +17,7 @@ pub(super) fn request_span(
     context: &RequestContext<RoleServer>,
 ) -> Span {
     let name: &str = &request.name;
-    tracing::info_span!(
+    tracing::debug_span!(
         target: TRACE_TARGET,
         "tools/call",
         otel.name = format!("tools/call {name}"),

@@ -246,7 +246,7 @@ fn an_otlp_endpoint_that_refuses_is_named_with_the_fix() {
     let endpoint = format!("http://127.0.0.1:{closed}/v1/traces");
     let otel = Otel::new(&endpoint, "refused").unwrap();
     tracing::subscriber::with_default(tracing_subscriber::registry().with(otel.layer()), || {
-        let _span = tracing::info_span!(target: TRACE_TARGET, "execute_tool").entered();
+        let _span = tracing::debug_span!(target: TRACE_TARGET, "execute_tool").entered();
     });
     let err = otel.shutdown().unwrap_err().to_string();
     assert!(

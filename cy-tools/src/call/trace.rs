@@ -18,6 +18,8 @@ use super::{ToolCall, ToolResult};
 use crate::binding::SessionIdentity;
 
 /// The target of every span cy-tools makes, for a filter that keeps them (and only them).
+/// They are at level `DEBUG`: a log at `INFO` is not prefixed with their fields, and an
+/// exporter's layer takes them whatever the log's level.
 pub const TRACE_TARGET: &str = "cy_tools::trace";
 
 static CONTENT: AtomicBool = AtomicBool::new(false);
@@ -46,7 +48,7 @@ pub fn content_in_traces() -> bool {
 /// The span of `call` of tool `name` in the session `identity` names; disabled (and built from
 /// nothing) when no subscriber wants it.
 pub(crate) fn call_span(identity: &SessionIdentity, name: &str, call: &ToolCall) -> Span {
-    let span = tracing::info_span!(
+    let span = tracing::debug_span!(
         target: TRACE_TARGET,
         "execute_tool",
         otel.name = format!("execute_tool {name}"),
