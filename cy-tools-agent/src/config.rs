@@ -90,6 +90,10 @@ pub struct AgentConfig {
     /// Send the API key over plain `http://` to a host that is not this machine (anybody on
     /// the way can read it); off by default, when such a run is refused.
     pub allow_http_key: bool,
+    /// A PEM file of CA certificates trusted besides Mozilla's roots (which are compiled in);
+    /// when `None`, the file `SSL_CERT_FILE` names, if set. For a company proxy that inspects
+    /// TLS, or a model server whose certificate a private CA signed.
+    pub ca_file: Option<std::path::PathBuf>,
 }
 
 impl AgentConfig {
@@ -107,6 +111,7 @@ impl AgentConfig {
             limits: AgentLimits::default(),
             retry: RetryPolicy::default(),
             allow_http_key: false,
+            ca_file: None,
         }
     }
 
@@ -186,6 +191,7 @@ impl std::fmt::Debug for AgentConfig {
             .field("stream", &self.stream)
             .field("limits", &self.limits)
             .field("allow_http_key", &self.allow_http_key)
+            .field("ca_file", &self.ca_file)
             .finish_non_exhaustive()
     }
 }

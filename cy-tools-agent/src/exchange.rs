@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use hyper::StatusCode;
+use reqwest::StatusCode;
 use serde_json::Value;
 
 use super::error::AgentError;

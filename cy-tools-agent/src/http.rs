@@ -1,23 +1,19 @@
-//! POST requests to a model API over HTTP/1.1, with TLS (rustls, `ring`, Mozilla's roots) for
-//! `https://` base URLs.
-//!
-//! One connection per request: a turn takes seconds of model time, next to which a handshake is
-//! noise, and no pool means no idle connection a server may have closed under us.
+//! POST requests to a model API on reqwest: TLS (rustls, `ring`, Mozilla's roots and the
+//! operator's CA file, see [`trust`](super::trust)) for `https://` base URLs, the proxies the
+//! environment names (see [`proxy`](super::proxy)), connections kept and reused between turns,
+//! and HTTP/2 where the server offers it.
 
-use std::sync::{Arc, OnceLock};
+use std::error::Error;
 use std::time::Duration;
 
-use http_body_util::{BodyExt, Full};
-use hyper::body::{Bytes, Incoming};
-use hyper::header::{CONTENT_TYPE, HOST, HeaderValue, RETRY_AFTER};
-use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
-use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
 
 use super::error::AgentError;
+use super::proxy::Proxies;
+use super::trust::{CaFile, tls_config};
 
-/// How long connecting (TCP and TLS) may take.
+/// How long connecting (TCP, a proxy's tunnel and TLS) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How long the API may stay silent: before its answer's head, and between two pieces of its
@@ -25,13 +21,18 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 /// a limit a run with no time limit would wait on it forever.
 const SILENCE_LIMIT: Duration = Duration::from_secs(600);
 
+/// How long a connection is kept for the next turn. Tools run between two turns, often for
+/// seconds; a server closes an idle connection after a minute or more, and a request that
+/// finds its pooled connection closed before it was sent is sent again on a new one.
+const IDLE_LIMIT: Duration = Duration::from_secs(60);
+
 /// The most of an answer read as one JSON document (a streamed answer is read as it comes).
 const BODY_LIMIT: usize = 32 << 20;
 
 /// Where an API is: scheme, host, port and the path requests go under.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct BaseUrl {
-    https: bool,
+    pub(crate) https: bool,
     host: String,
     port: u16,
     /// Without a trailing `/`; empty for the root.
@@ -108,6 +109,22 @@ impl BaseUrl {
         format!("{}{suffix}", self.path)
     }
 
+    /// The host, as the URL names it (an IPv6 address without brackets).
+    pub(crate) fn host(&self) -> &str {
+        &self.host
+    }
+
+    /// The port, the scheme's default when the URL names none.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The URL of `path` (from [`path`](Self::path)) on this server.
+    pub(crate) fn url(&self, path: &str) -> String {
+        let scheme = if self.https { "https" } else { "http" };
+        format!("{scheme}://{}{path}", self.host_header())
+    }
+
     fn host_header(&self) -> String {
         let default = if self.https { 443 } else { 80 };
         let host = if self.host.contains(':') {
@@ -137,47 +154,38 @@ pub(crate) struct Answer {
     pub(crate) retry_after: Option<Duration>,
     /// Whether the body is an event stream (a server may answer a streaming request whole).
     pub(crate) event_stream: bool,
-    /// Dropped, it closes the connection, so an answer cut off is not read on.
-    body: Incoming,
+    /// Dropped before its end, it closes the connection (HTTP/1.1) or resets the stream
+    /// (HTTP/2), so an answer cut off is not read on.
+    response: reqwest::Response,
 }
 
 impl Answer {
     /// The whole body (up to a limit).
-    pub(crate) async fn bytes(self) -> Result<Bytes, AgentError> {
-        let limited = http_body_util::Limited::new(self.body, BODY_LIMIT);
-        tokio::time::timeout(SILENCE_LIMIT, limited.collect())
-            .await
-            .map_err(|_| silent())?
-            .map(|collected| collected.to_bytes())
-            .map_err(|err| {
-                AgentError::provider(format!(
-                    "the API's answer could not be read: {err}; check the base URL points at the API itself"
-                ))
-                .with_source(err)
-            })
+    pub(crate) async fn bytes(mut self) -> Result<Vec<u8>, AgentError> {
+        let mut body = Vec::new();
+        while let Some(chunk) = self.next_chunk().await? {
+            if body.len() + chunk.len() > BODY_LIMIT {
+                return Err(AgentError::provider(format!(
+                    "the API's answer passed {BODY_LIMIT} bytes and was not read further; check the base URL points at the API itself"
+                )));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
     }
 
     /// The next piece of the body, `None` at its end.
-    pub(crate) async fn next_chunk(&mut self) -> Result<Option<Bytes>, AgentError> {
-        loop {
-            let frame = tokio::time::timeout(SILENCE_LIMIT, self.body.frame())
-                .await
-                .map_err(|_| silent())?;
-            match frame {
-                None => return Ok(None),
-                Some(Ok(frame)) => {
-                    if let Ok(data) = frame.into_data() {
-                        return Ok(Some(data));
-                    }
-                }
-                Some(Err(err)) => {
-                    return Err(AgentError::provider(format!(
-                        "the API's streamed answer broke off: {err}; try again"
-                    ))
-                    .with_source(err));
-                }
-            }
-        }
+    pub(crate) async fn next_chunk(&mut self) -> Result<Option<bytes::Bytes>, AgentError> {
+        tokio::time::timeout(SILENCE_LIMIT, self.response.chunk())
+            .await
+            .map_err(|_| silent())?
+            .map_err(|err| {
+                AgentError::provider(format!(
+                    "the API's answer broke off: {}; try again",
+                    chain(&err)
+                ))
+                .with_source(err)
+            })
     }
 }
 
@@ -188,13 +196,54 @@ fn silent() -> AgentError {
     ))
 }
 
-/// Makes the requests: plain TCP for `http://`, TLS for `https://`.
-#[derive(Clone, Default)]
+/// Makes the requests; a clone shares the connections.
+#[derive(Clone)]
 pub(crate) struct Client {
-    tls: Arc<OnceLock<Arc<rustls::ClientConfig>>>,
+    inner: reqwest::Client,
+    /// The proxy of `https://` and of `http://` requests, for messages.
+    proxy_https: Option<String>,
+    proxy_http: Option<String>,
+    /// The CA file added to the roots, for messages.
+    ca_file: Option<CaFile>,
 }
 
 impl Client {
+    /// A client trusting Mozilla's roots and `ca_file`'s, through the proxies the environment
+    /// (read with `var`) names.
+    ///
+    /// # Errors
+    /// The CA file cannot be used, or a proxy variable holds no usable URL.
+    pub(crate) fn new(
+        ca_file: Option<CaFile>,
+        var: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Client, AgentError> {
+        let tls = tls_config(ca_file.as_ref())?;
+        let proxies: Proxies = super::proxy::from_env(var)?;
+        // `no_proxy` first: the proxies are the ones read here, not reqwest's own reading.
+        let mut builder = reqwest::Client::builder()
+            .no_proxy()
+            .tls_backend_preconfigured(tls)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .pool_idle_timeout(IDLE_LIMIT)
+            .tcp_nodelay(true);
+        for proxy in proxies.list {
+            builder = builder.proxy(proxy);
+        }
+        let inner = builder.build().map_err(|err| {
+            AgentError::usage(format!(
+                "the HTTP client could not be set up: {}",
+                chain(&err)
+            ))
+            .with_source(err)
+        })?;
+        Ok(Client {
+            inner,
+            proxy_https: proxies.https,
+            proxy_http: proxies.http,
+            ca_file,
+        })
+    }
+
     /// POSTs `body` (JSON) to `path` under `base`.
     pub(crate) async fn post(
         &self,
@@ -203,55 +252,22 @@ impl Client {
         headers: &[(&'static str, String)],
         body: Vec<u8>,
     ) -> Result<Answer, AgentError> {
-        let unreachable = |err: &dyn std::fmt::Display| {
-            AgentError::provider(format!(
-                "cannot reach the model API at {base}: {err}; check the base URL and that the server is up"
-            ))
-        };
-        let tcp = tokio::time::timeout(
-            CONNECT_TIMEOUT,
-            TcpStream::connect((base.host.as_str(), base.port)),
-        )
-        .await
-        .map_err(|_| unreachable(&"connecting timed out"))?
-        .map_err(|err| unreachable(&err).with_source(err))?;
-        let _ = tcp.set_nodelay(true);
-        let mut request = Request::post(path)
-            .header(HOST, base.host_header())
-            .header(CONTENT_TYPE, "application/json");
+        let mut map = HeaderMap::new();
+        map.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         for (name, value) in headers {
             let value = HeaderValue::from_str(value).map_err(|_| {
                 AgentError::usage(format!(
                     "the `{name}` header holds characters a header cannot carry; check the API key has no line breaks"
                 ))
             })?;
-            request = request.header(*name, value);
+            map.insert(*name, value);
         }
-        let request = request
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|err| AgentError::usage(format!("cannot build the request: {err}")))?;
-        let response = if base.https {
-            let tls = self.tls_config();
-            let name =
-                rustls::pki_types::ServerName::try_from(base.host.clone()).map_err(|err| {
-                    unreachable(&format!("`{}` is not a host name ({err})", base.host))
-                })?;
-            let stream = tokio::time::timeout(
-                CONNECT_TIMEOUT,
-                tokio_rustls::TlsConnector::from(tls).connect(name, tcp),
-            )
+        let request = self.inner.post(base.url(path)).headers(map).body(body);
+        let response = tokio::time::timeout(SILENCE_LIMIT, request.send())
             .await
-            .map_err(|_| unreachable(&"the TLS handshake timed out"))?
-            .map_err(|err| unreachable(&format!("TLS: {err}")))?;
-            tokio::time::timeout(SILENCE_LIMIT, send(stream, request)).await
-        } else {
-            tokio::time::timeout(SILENCE_LIMIT, send(tcp, request)).await
-        }
-        .map_err(|_| silent())
-        .map(|sent| sent.map_err(|err| unreachable(&err)))
-        .and_then(|sent| sent);
-        let response = response?;
-        let retry_after = retry_after(&response);
+            .map_err(|_| silent())?
+            .map_err(|err| self.unreachable(base, &err).with_source(err))?;
+        let retry_after = retry_after(response.headers());
         let status = response.status();
         let event_stream = response
             .headers()
@@ -262,57 +278,115 @@ impl Client {
             status,
             retry_after,
             event_stream,
-            body: response.into_body(),
+            response,
         })
     }
 
-    fn tls_config(&self) -> Arc<rustls::ClientConfig> {
-        Arc::clone(self.tls.get_or_init(|| {
-            let mut roots = rustls::RootCertStore::empty();
-            roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-            let provider = Arc::new(rustls::crypto::ring::default_provider());
-            let mut config = rustls::ClientConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                // The ring provider supports the default versions: this cannot fail.
-                .unwrap_or_else(|err| panic!("rustls rejected its own default versions: {err}"))
-                .with_root_certificates(roots)
-                .with_no_client_auth();
-            config.alpn_protocols = vec![b"http/1.1".to_vec()];
-            Arc::new(config)
-        }))
+    /// Why `base` could not be reached, and what to check: the proxy the request went
+    /// through, and for a certificate the roots and how to add one.
+    fn unreachable(&self, base: &BaseUrl, err: &reqwest::Error) -> AgentError {
+        // reqwest's own message names the URL, which this one already does.
+        let why = err.source().map_or_else(|| chain(err), chain);
+        let mut message = format!("cannot reach the model API at {base}: {why}");
+        let proxy = if base.https {
+            &self.proxy_https
+        } else {
+            &self.proxy_http
+        };
+        if let Some(proxy) = proxy {
+            message.push_str(&format!(
+                "; the request went through the proxy {proxy}: check that proxy is up and lets it through, or exclude the host in `NO_PROXY`"
+            ));
+        } else {
+            message.push_str("; check the base URL and that the server is up");
+        }
+        // rustls's words for a certificate its roots do not vouch for (its error is behind an
+        // `io::Error`, whose `source` skips it).
+        if why.contains("invalid peer certificate") {
+            match &self.ca_file {
+                Some(file) => message.push_str(&format!(
+                    "; the server's certificate is checked against Mozilla's roots and the CA file `{}` named by {}: check that file holds the CA that signed it",
+                    file.path.display(),
+                    file.named_by
+                )),
+                None => message.push_str(
+                    "; the server's certificate is checked against Mozilla's roots: if a private CA signed it, point `SSL_CERT_FILE` (or `--ca-file`) at a PEM file of that CA",
+                ),
+            }
+        }
+        AgentError::provider(message)
     }
+}
+
+/// A blocking client with the same roots and proxies as [`Client`], for the OTLP exporter,
+/// whose batch thread has no async runtime. Built on a thread of its own: reqwest refuses to
+/// make one inside a runtime.
+///
+/// # Errors
+/// As [`Client::new`].
+#[cfg(feature = "otel")]
+pub(crate) fn blocking_client(
+    ca_file: Option<CaFile>,
+    var: &dyn Fn(&str) -> Option<String>,
+    timeout: Duration,
+) -> Result<reqwest::blocking::Client, AgentError> {
+    let tls = tls_config(ca_file.as_ref())?;
+    let proxies = super::proxy::from_env(var)?;
+    std::thread::spawn(move || {
+        let mut builder = reqwest::blocking::Client::builder()
+            .no_proxy()
+            .tls_backend_preconfigured(tls)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .timeout(timeout);
+        for proxy in proxies.list {
+            builder = builder.proxy(proxy);
+        }
+        builder.build().map_err(|err| {
+            AgentError::usage(format!(
+                "the HTTP client of the trace exporter could not be set up: {}",
+                chain(&err)
+            ))
+            .with_source(err)
+        })
+    })
+    .join()
+    .unwrap_or_else(|_| {
+        Err(AgentError::usage(
+            "the HTTP client of the trace exporter could not be set up: its thread panicked",
+        ))
+    })
 }
 
 impl std::fmt::Debug for Client {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client").finish_non_exhaustive()
+        f.debug_struct("Client")
+            .field("proxy_https", &self.proxy_https)
+            .field("proxy_http", &self.proxy_http)
+            .field("ca_file", &self.ca_file)
+            .finish_non_exhaustive()
     }
 }
 
-async fn send<S>(
-    stream: S,
-    request: Request<Full<Bytes>>,
-) -> Result<Response<Incoming>, hyper::Error>
-where
-    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
-{
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    // The connection ends with the response body (or when the answer is dropped).
-    tokio::spawn(async move {
-        if let Err(err) = connection.await {
-            tracing::debug!("model API connection ended: {err}");
+/// An error and its sources, each said once: reqwest's own says only which request failed.
+pub(crate) fn chain(err: &(dyn Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
         }
-    });
-    sender.send_request(request).await
+        source = cause.source();
+    }
+    text
 }
 
 /// `Retry-After: <seconds>`, or OpenAI's `retry-after-ms`. The HTTP-date form is not used by
 /// the providers and falls back to the loop's own backoff.
-fn retry_after(response: &Response<Incoming>) -> Option<Duration> {
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let header = |name: &str| {
-        response
-            .headers()
+        headers
             .get(name)
             .and_then(|v| v.to_str().ok())
             .map(str::trim)
@@ -332,6 +406,31 @@ fn retry_after(response: &Response<Incoming>) -> Option<Duration> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_proxy_that_refuses_is_named_in_the_error() {
+        // A port nothing listens on: bound, its number noted, and closed.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let proxy = format!("http://127.0.0.1:{closed}");
+        let env = |name: &str| (name == "HTTPS_PROXY").then(|| proxy.clone());
+        let client = Client::new(None, &env).unwrap();
+        let base = BaseUrl::parse("https://api.example.com/v1").unwrap();
+        let err = match client.post(&base, "/v1/x", &[], Vec::new()).await {
+            Ok(_) => panic!("a request through a closed proxy was answered"),
+            Err(err) => err.to_string(),
+        };
+        assert!(
+            err.starts_with("cannot reach the model API at https://api.example.com/v1: ")
+                && err.ends_with(&format!(
+                    "the request went through the proxy `{proxy}` (from `HTTPS_PROXY`): check that proxy is up and lets it through, or exclude the host in `NO_PROXY`"
+                )),
+            "{err}"
+        );
+    }
 
     #[test]
     fn base_urls_parse_with_their_defaults() {

@@ -20,9 +20,10 @@
 //!   [`LocalSessionFactory::with_model_runner`](cy_tools_session::LocalSessionFactory::with_model_runner).
 //! * `cy-tools agent` (`cy-tools-cli`): the same loop from the command line.
 //!
-//! The requests go over hyper's HTTP/1.1 client with rustls (its `ring` provider, and Mozilla's
-//! root certificates compiled in), not an HTTP client crate: the loop makes one kind of
-//! request, so a client crate would add build time and nothing it needs.
+//! The requests go over reqwest with rustls on its `ring` provider: Mozilla's root
+//! certificates compiled in, plus the CA file [`AgentConfig::ca_file`] or `SSL_CERT_FILE` names;
+//! through the proxies `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` name (hosts in `NO_PROXY`
+//! excepted); connections kept between turns, HTTP/2 where the server offers it.
 
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
@@ -33,12 +34,17 @@ mod events;
 mod exchange;
 mod http;
 mod openai;
+#[cfg(feature = "otel")]
+pub mod otel;
 mod provider;
+mod proxy;
 mod run;
 mod runner;
 mod sampler;
+mod spans;
 mod sse;
 mod transcript;
+mod trust;
 mod turn_budget;
 
 pub use config::{

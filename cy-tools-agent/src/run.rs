@@ -11,6 +11,7 @@ use cy_tools::call::Asker;
 use cy_tools::{CancellationToken, Session, ToolCall, ToolResult, services::UsageEntry};
 use serde_json::Value;
 use tokio::task::JoinSet;
+use tracing::Instrument;
 
 use super::anthropic::Anthropic;
 use super::config::AgentConfig;
@@ -21,7 +22,9 @@ use super::http::{BaseUrl, Client};
 use super::openai::OpenAi;
 use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nulls};
 use super::sampler::LoopAsker;
+use super::spans;
 use super::transcript::{Message, ModelCall, Usage};
+use super::trust::CaFile;
 use super::turn_budget::{Overrun, TurnBudget};
 
 /// How a run ended, when it did not fail.
@@ -121,11 +124,24 @@ pub struct Agent {
 impl Agent {
     /// A loop with `config`.
     ///
+    /// Its requests go through the proxies `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` name
+    /// (hosts in `NO_PROXY` excepted), and trust Mozilla's roots and the CA file
+    /// [`ca_file`](AgentConfig::ca_file) (else `SSL_CERT_FILE`) names.
+    ///
     /// # Errors
     /// The base URL is not an `http://` or `https://` URL, or it is plain `http://` to another
     /// machine and there is a key to send, which
-    /// [`allow_http_key`](AgentConfig::allow_http_key) does not allow.
+    /// [`allow_http_key`](AgentConfig::allow_http_key) does not allow; a proxy variable holds
+    /// no usable URL; the CA file cannot be read or holds no certificate.
     pub fn new(config: AgentConfig) -> Result<Agent, AgentError> {
+        Agent::with_env(config, &|name| std::env::var(name).ok())
+    }
+
+    /// [`new`](Self::new), the environment read with `var`.
+    pub(crate) fn with_env(
+        config: AgentConfig,
+        var: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Agent, AgentError> {
         let base = BaseUrl::parse(&config.base_url)?;
         if config.api_key.is_some() && base.exposed() && !config.allow_http_key {
             return Err(AgentError::usage(format!(
@@ -136,11 +152,13 @@ impl Agent {
             cy_tools::session::ModelProvider::OpenAi => Arc::new(OpenAi),
             cy_tools::session::ModelProvider::Anthropic => Arc::new(Anthropic),
         };
+        let ca_file = CaFile::choose(config.ca_file.as_deref(), var);
+        let client = Client::new(ca_file, var)?;
         Ok(Agent {
             config,
             provider,
             base,
-            client: Client::default(),
+            client,
         })
     }
 
@@ -175,16 +193,19 @@ impl Agent {
         let mut usage = Usage::default();
         let calls_cancel = cancel.child_token();
         let _stop_calls = calls_cancel.clone().drop_guard();
+        let span = spans::run_span(&self.config, session);
         let ending = {
-            let work = self.turns(
-                session,
-                task,
-                &declared,
-                &calls_cancel,
-                events,
-                &mut turns,
-                &mut usage,
-            );
+            let work = self
+                .turns(
+                    session,
+                    task,
+                    &declared,
+                    &calls_cancel,
+                    events,
+                    &mut turns,
+                    &mut usage,
+                )
+                .instrument(span.clone());
             let deadline = async {
                 match limits.timeout {
                     Some(limit) => tokio::time::sleep(limit).await,
@@ -197,6 +218,7 @@ impl Agent {
                 () = cancel.cancelled() => Ending::Limit(LimitReached::Cancelled),
             }
         };
+        spans::record_run(&span, turns, usage);
         tracing::debug!(
             turns,
             tokens = usage.total(),
@@ -252,6 +274,7 @@ impl Agent {
                 None => u64::MAX,
             };
             *turns += 1;
+            let turn_span = spans::turn_span(*turns);
             let max_tokens = self.config.max_output_tokens.min(remaining).max(1);
             let body = self.provider.request(&RequestParts {
                 model: &self.config.model,
@@ -267,6 +290,7 @@ impl Agent {
                 tokens: max_tokens,
             };
             let mut streamed = false;
+            let chat_span = spans::chat_span(&turn_span, &self.config, &self.base, max_tokens);
             let answered = exchange(
                 self.provider.as_ref(),
                 &target,
@@ -280,9 +304,14 @@ impl Agent {
                     }
                 },
             )
-            .await?;
+            .instrument(chat_span.clone())
+            .await
+            .inspect_err(|err| spans::record_error(&chat_span, err))?;
             let reply = match answered {
-                Answered::Reply(reply) => reply,
+                Answered::Reply(reply) => {
+                    spans::record_reply(&chat_span, &reply);
+                    reply
+                }
                 Answered::Stopped(overrun) => {
                     return self.stopped(session, *turns, usage, overrun).await;
                 }
@@ -317,6 +346,7 @@ impl Agent {
                 events,
                 &asker,
             )
+            .instrument(turn_span.clone())
             .await;
             messages.push(Message::Assistant {
                 text: reply.text,
@@ -425,7 +455,9 @@ async fn run_calls(
         let arguments =
             tool_call(session, call, &name, &declared.strict).with_asker(Arc::clone(asker));
         let (session, cancel) = (session.clone(), cancel.clone());
-        running.spawn(async move { (index, session.execute(&name, arguments, &cancel).await) });
+        // A task starts outside every span: the call's is made a child of the turn's here.
+        let run = async move { (index, session.execute(&name, arguments, &cancel).await) };
+        running.spawn(run.instrument(tracing::Span::current()));
     };
     for _ in 0..parallel.max(1) {
         start_next(&mut running);

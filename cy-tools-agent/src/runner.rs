@@ -1,6 +1,7 @@
 //! `ModelRunner`: the [`SubagentRunner`] that runs a subagent with the model its profile
 //! names, so `delegate` and `workflow` work without an application's own loop.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use cy_tools::{
@@ -41,6 +42,7 @@ pub struct ModelRunner {
     stream: bool,
     turn: AgentLimits,
     allow_http_key: bool,
+    ca_file: Option<PathBuf>,
 }
 
 impl ModelRunner {
@@ -60,6 +62,7 @@ impl ModelRunner {
             stream: false,
             turn: AgentLimits::default(),
             allow_http_key: false,
+            ca_file: None,
         }
     }
 
@@ -79,6 +82,14 @@ impl ModelRunner {
         self
     }
 
+    /// The same runner trusting the CA certificates of the PEM file `path` besides Mozilla's
+    /// roots (see [`AgentConfig::ca_file`]); `None`: the file `SSL_CERT_FILE` names, if set.
+    #[must_use]
+    pub fn with_ca_file(mut self, path: Option<PathBuf>) -> Self {
+        self.ca_file = path;
+        self
+    }
+
     /// The same runner asking for streamed answers (for servers that answer only so).
     #[must_use]
     pub fn streaming(mut self, stream: bool) -> Self {
@@ -94,6 +105,7 @@ impl std::fmt::Debug for ModelRunner {
             .field("max_parallel_calls", &self.turn.max_parallel_calls)
             .field("max_turn_bytes", &self.turn.max_turn_bytes)
             .field("allow_http_key", &self.allow_http_key)
+            .field("ca_file", &self.ca_file)
             .finish_non_exhaustive()
     }
 }
@@ -119,6 +131,7 @@ impl SubagentRunner for ModelRunner {
             config.limits.max_parallel_calls = self.turn.max_parallel_calls;
             config.limits.max_turn_bytes = self.turn.max_turn_bytes;
             config.allow_http_key = self.allow_http_key;
+            config.ca_file.clone_from(&self.ca_file);
             // The factory holds the run to the profile's time limit.
             let agent = Agent::new(config)?;
             let outcome = agent.run(run.session, run.task, run.cancel, &Quiet).await?;

@@ -7,11 +7,13 @@ use std::sync::Arc;
 use cy_tools::BoxFuture;
 use cy_tools::call::{AskError, Asker, Content, ElicitForm, Elicited, SampleRequest, Sampled};
 use cy_tools::catalog::Role;
+use tracing::Instrument;
 
 use crate::config::AgentConfig;
 use crate::exchange::{Answered, Target, exchange};
 use crate::http::{BaseUrl, Client};
 use crate::provider::{Provider, RequestParts};
+use crate::spans;
 use crate::transcript::Message;
 use crate::turn_budget::TurnBudget;
 
@@ -64,6 +66,8 @@ impl LoopAsker {
             bytes: config.limits.max_turn_bytes,
             tokens: max_tokens,
         };
+        // A child of the asking tool call's span.
+        let span = spans::chat_span(&tracing::Span::current(), config, &self.base, max_tokens);
         let answered = exchange(
             self.provider.as_ref(),
             &target,
@@ -72,12 +76,17 @@ impl LoopAsker {
             budget,
             &mut |_| {},
         )
+        .instrument(span.clone())
         .await
         .map_err(|err| {
+            spans::record_error(&span, &err);
             AskError::new(format!("the model loop's model could not be asked: {err}"))
         })?;
         let reply = match answered {
-            Answered::Reply(reply) => reply,
+            Answered::Reply(reply) => {
+                spans::record_reply(&span, &reply);
+                reply
+            }
             Answered::Stopped(overrun) => {
                 return Err(AskError::new(format!(
                     "the model loop's model answered past this request's bounds ({overrun:?}); ask for less"

@@ -81,6 +81,10 @@ pub(super) struct Args {
     /// can read it (refused otherwise; loopback addresses need no flag)
     #[arg(long)]
     allow_http_key: bool,
+    /// A PEM file of CA certificates to trust besides the Mozilla roots compiled in (a company
+    /// proxy's, a private model server's) [default: the file `SSL_CERT_FILE` names, if set]
+    #[arg(long, value_name = "FILE")]
+    ca_file: Option<std::path::PathBuf>,
     /// Wait for each whole answer instead of streaming it
     #[arg(long)]
     no_stream: bool,
@@ -180,6 +184,7 @@ fn config(args: &Args, model: &ModelSpec) -> Result<AgentConfig, CliError> {
     config.limits.max_parallel_calls = args.max_parallel_calls;
     config.limits.max_turn_bytes = args.max_turn_bytes;
     config.allow_http_key = args.allow_http_key;
+    config.ca_file.clone_from(&args.ca_file);
     if args.max_parallel_calls == 0 {
         return Err(CliError::new(
             "--max-parallel-calls 0 would run no tool call; give at least 1",
@@ -262,7 +267,8 @@ fn open_session(
     let runner = Arc::new(
         ModelRunner::from_env()
             .with_turn_limits(&config.limits)
-            .allow_http_key(config.allow_http_key),
+            .allow_http_key(config.allow_http_key)
+            .with_ca_file(config.ca_file.clone()),
     );
     runtime.work()?.block_on(async move {
         let mut factory = match location {

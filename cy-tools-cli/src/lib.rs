@@ -93,7 +93,13 @@ where
         Ok(cli) => cli,
         Err(err) => return usage_error(&err),
     };
-    init_logging();
+    let traces = match init_logging() {
+        Ok(traces) => traces,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return ExitCode::from(2);
+        }
+    };
     let outcome = match cli.command {
         Command::List => list::run(),
         Command::Schema(args) => schema::run(&args),
@@ -103,6 +109,7 @@ where
         #[cfg(feature = "agent")]
         Command::Agent(args) => agent::run(args),
     };
+    traces.finish();
     match outcome {
         Ok(code) => code,
         Err(err) => {
@@ -161,17 +168,57 @@ fn install_panic_hook() {
 }
 
 /// Logs go to stderr (stdout belongs to results and to the MCP protocol), at the level in
-/// `CY_TOOLS_LOG` (`error`, `warn`, `info`, `debug`, `trace`; `warn` when unset).
-fn init_logging() {
+/// `CY_TOOLS_LOG` (`error`, `warn`, `info`, `debug`, `trace`; `warn` when unset). Built with
+/// `otel`, spans also go to the OTLP endpoint `OTEL_EXPORTER_OTLP_ENDPOINT` names, if set.
+///
+/// # Errors
+/// The OTLP endpoint, the CA file or a proxy variable cannot be used.
+fn init_logging() -> Result<Traces, CliError> {
+    use tracing_subscriber::Layer as _;
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
     let level = std::env::var("CY_TOOLS_LOG")
         .ok()
         .and_then(|value| value.parse::<tracing::level_filters::LevelFilter>().ok())
         .unwrap_or(tracing::level_filters::LevelFilter::WARN);
-    let _ = tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
-        .with_max_level(level)
         .with_target(false)
-        .try_init();
+        .with_filter(level);
+    #[cfg(feature = "otel")]
+    {
+        let otel =
+            cy_tools_agent::otel::Otel::from_env().map_err(|err| CliError::new(err.to_string()))?;
+        let _ = tracing_subscriber::registry()
+            .with(logs)
+            .with(otel.as_ref().map(|otel| otel.layer()))
+            .try_init();
+        Ok(Traces(otel))
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = tracing_subscriber::registry().with(logs).try_init();
+        Ok(Traces)
+    }
+}
+
+/// The trace exporter of the process, if any, to flush on the way out.
+#[cfg(feature = "otel")]
+struct Traces(Option<cy_tools_agent::otel::Otel>);
+#[cfg(not(feature = "otel"))]
+struct Traces;
+
+impl Traces {
+    /// Sends the last spans; an endpoint that refused them is said on stderr (the command's
+    /// own outcome stands).
+    fn finish(self) {
+        #[cfg(feature = "otel")]
+        if let Some(otel) = self.0
+            && let Err(err) = otel.shutdown()
+        {
+            eprintln!("warning: {err}");
+        }
+    }
 }
 
 /// Writes `text` and a newline to stdout. A closed pipe (`cy-tools list | head -3`) ends the

@@ -22,7 +22,13 @@ pub(super) fn run_on(
     call: impl Future<Output = ToolResult> + Send + 'static,
 ) -> impl Future<Output = ToolResult> + Send + 'static {
     let name = name.to_string();
-    let task = AbortOnDrop(runtime.spawn(call));
+    // A task starts outside every span: the call's is made a child of the request's here.
+    let span = tracing::Span::current();
+    let task = if span.is_disabled() {
+        AbortOnDrop(runtime.spawn(call))
+    } else {
+        AbortOnDrop(runtime.spawn(tracing::Instrument::instrument(call, span)))
+    };
     async move {
         task.await.unwrap_or_else(|err| {
             // `execute` catches the body's panics, so only an abort (the runtime shutting

@@ -87,6 +87,7 @@ mod protocol;
 mod request_state;
 mod serve;
 mod server;
+mod trace;
 mod transport;
 mod unsupported;
 

@@ -18,6 +18,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 use tokio::runtime::Handle;
+use tracing::Instrument;
 
 use super::ServeError;
 use super::call_slots::{CallSlots, DEFAULT_MAX_CONCURRENT_CALLS};
@@ -335,7 +336,15 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context).await
+        // The request's span (see `trace`): the tool call's span is its child. A call nobody
+        // traces runs as it is.
+        let span = super::trace::request_span(&request, &context);
+        if span.is_disabled() {
+            return self.call(request, context).await;
+        }
+        let answer = self.call(request, context).instrument(span.clone()).await;
+        super::trace::record_answer(&span, &answer);
+        answer
     }
 
     async fn set_level(

@@ -6,12 +6,15 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpListener;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::test_ca::TestCa;
 
 /// One scripted reply.
 #[derive(Clone, Debug)]
@@ -104,28 +107,68 @@ impl Seen {
 /// The fake API; it stops serving when dropped (its thread ends at the next connection).
 pub struct FakeApi {
     port: u16,
+    tls: Option<TestCa>,
     seen: Arc<Mutex<Vec<Seen>>>,
     ended: Arc<Mutex<Vec<Ended>>>,
+    connections: Arc<AtomicUsize>,
 }
 
 impl FakeApi {
     /// Serves `replies` in order; a request past the last is answered 400, naming it.
     pub fn start(replies: Vec<Reply>) -> FakeApi {
+        FakeApi::serve(replies, None)
+    }
+
+    /// [`start`](Self::start) over TLS (HTTP/1.1), with a certificate for `127.0.0.1` a new
+    /// test CA signed: a client must be told to trust [`ca_pem`](Self::ca_pem).
+    pub fn start_tls(replies: Vec<Reply>) -> FakeApi {
+        FakeApi::serve(replies, Some(TestCa::new()))
+    }
+
+    fn serve(replies: Vec<Reply>, tls: Option<TestCa>) -> FakeApi {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let ended = Arc::new(Mutex::new(Vec::new()));
+        let connections = Arc::new(AtomicUsize::new(0));
         let replies = Arc::new(Mutex::new(VecDeque::from(replies)));
         let (shared, shared_ended) = (Arc::clone(&seen), Arc::clone(&ended));
+        let counted = Arc::clone(&connections);
+        let server_config = tls.as_ref().map(TestCa::server_config);
         std::thread::spawn(move || {
             for stream in listener.incoming() {
                 let Ok(stream) = stream else { continue };
+                counted.fetch_add(1, Ordering::SeqCst);
                 let (seen, replies) = (Arc::clone(&shared), Arc::clone(&replies));
                 let ended = Arc::clone(&shared_ended);
-                std::thread::spawn(move || serve(stream, &seen, &replies, &ended));
+                let server_config = server_config.clone();
+                std::thread::spawn(move || match server_config {
+                    None => serve(stream, &seen, &replies, &ended),
+                    Some(config) => {
+                        let connection = rustls::ServerConnection::new(config).unwrap();
+                        let stream = rustls::StreamOwned::new(connection, stream);
+                        serve(stream, &seen, &replies, &ended);
+                    }
+                });
             }
         });
-        FakeApi { port, seen, ended }
+        FakeApi {
+            port,
+            tls,
+            seen,
+            ended,
+            connections,
+        }
+    }
+
+    /// The PEM certificate of the CA that signed the server's, when it serves TLS.
+    pub fn ca_pem(&self) -> Option<&str> {
+        self.tls.as_ref().map(TestCa::ca_pem)
+    }
+
+    /// How many connections it accepted so far.
+    pub fn connections(&self) -> usize {
+        self.connections.load(Ordering::SeqCst)
     }
 
     /// How each endless answer so far ended, once it has.
@@ -133,9 +176,10 @@ impl FakeApi {
         self.ended.lock().unwrap().clone()
     }
 
-    /// `http://127.0.0.1:PORT`.
+    /// `http://127.0.0.1:PORT`, or `https://` when it serves TLS.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        format!("{scheme}://127.0.0.1:{}", self.port)
     }
 
     /// Every request so far, in order.
@@ -144,22 +188,35 @@ impl FakeApi {
     }
 }
 
-fn serve(
-    stream: TcpStream,
+/// Serves the requests of one connection until the client closes it, or an answer ends it.
+fn serve<S: Read + Write>(
+    stream: S,
     seen: &Mutex<Vec<Seen>>,
     replies: &Mutex<VecDeque<Reply>>,
     ended: &Mutex<Vec<Ended>>,
 ) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut reader = BufReader::new(stream);
+    while serve_one(&mut reader, seen, replies, ended) {}
+}
+
+/// Reads one request and answers it; whether the connection stays open for the next.
+fn serve_one<S: Read + Write>(
+    reader: &mut BufReader<S>,
+    seen: &Mutex<Vec<Seen>>,
+    replies: &Mutex<VecDeque<Reply>>,
+    ended: &Mutex<Vec<Ended>>,
+) -> bool {
     let mut line = String::new();
     if reader.read_line(&mut line).unwrap_or(0) == 0 {
-        return;
+        return false;
     }
     let path = line.split_whitespace().nth(1).unwrap_or("").to_string();
     let mut headers = Vec::new();
     loop {
         let mut header = String::new();
-        reader.read_line(&mut header).unwrap();
+        if reader.read_line(&mut header).unwrap_or(0) == 0 {
+            return false;
+        }
         let header = header.trim_end();
         if header.is_empty() {
             break;
@@ -172,7 +229,9 @@ fn serve(
         .find(|(k, _)| k == "content-length")
         .map_or(0, |(_, v)| v.parse().unwrap());
     let mut body = vec![0; length];
-    reader.read_exact(&mut body).unwrap();
+    if reader.read_exact(&mut body).is_err() {
+        return false;
+    }
     let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let number = {
         let mut seen = seen.lock().unwrap();
@@ -184,7 +243,7 @@ fn serve(
         seen.len()
     };
     let reply = replies.lock().unwrap().pop_front();
-    let mut out = stream;
+    let out = reader.get_mut();
     match reply {
         None => {
             let body = format!(
@@ -195,6 +254,8 @@ fn serve(
                 "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                 body.len()
             );
+            let _ = out.flush();
+            false
         }
         Some(Reply::Json {
             status,
@@ -202,18 +263,19 @@ fn serve(
             body,
         }) => {
             let mut head = format!(
-                "HTTP/1.1 {status} Fake\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n",
+                "HTTP/1.1 {status} Fake\r\ncontent-type: application/json\r\ncontent-length: {}\r\n",
                 body.len()
             );
             for (name, value) in headers {
                 head.push_str(&format!("{name}: {value}\r\n"));
             }
             let _ = write!(out, "{head}\r\n{body}");
+            out.flush().is_ok()
         }
         Some(Reply::Stream(text)) => {
             let _ = write!(
                 out,
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n"
             );
             // One chunk per event, as a server flushes them.
             for event in text.split_inclusive("\n\n") {
@@ -222,6 +284,7 @@ fn serve(
                 std::thread::sleep(Duration::from_millis(5));
             }
             let _ = write!(out, "0\r\n\r\n");
+            out.flush().is_ok()
         }
         Some(Reply::Endless {
             content_type,
@@ -251,8 +314,7 @@ fn serve(
                 sent += piece.len() as u64;
             };
             ended.lock().unwrap().push(Ended { sent, hung_up });
-            return;
+            false
         }
     }
-    let _ = out.flush();
 }

@@ -11,6 +11,7 @@
 pub mod alone;
 pub mod backend;
 pub mod code_session;
+pub mod connect_proxy;
 pub mod fake_model;
 pub mod loopback_server;
 pub mod mcp_client;
@@ -19,4 +20,5 @@ pub mod postgres;
 pub mod process;
 pub mod raw_http;
 pub mod reaper;
+pub mod test_ca;
 pub mod workspace;

@@ -2,7 +2,9 @@
 //! 127.0.0.1 that answers in each provider's wire format from fixtures
 //! (`support::fake_model`): what the loop sends (tool declarations, results with the right ids),
 //! how it reads answers (plain, tool calls, parallel calls, malformed arguments, 429 then
-//! success, streamed), its limits and bounds, and the model runner of subagents.
+//! success, streamed), its limits and bounds, the model runner of subagents, and its HTTP client
+//! (TLS with a test CA, a CONNECT proxy from `HTTPS_PROXY`, connections kept between turns,
+//! HTTP/2 with a server that offers it).
 //! `cy-tools agent` (`delegate`, approval, code mode, what reaches a terminal) is
 //! `cy-tools-cli`'s.
 
@@ -10,10 +12,16 @@ use cy_tools_test_support as support;
 
 mod anthropic;
 mod bounds;
+mod http2;
 mod limits;
 mod openai;
+#[cfg(feature = "otel")]
+mod otlp_receiver;
 mod runner;
 mod sampling;
+#[cfg(feature = "otel")]
+mod traces;
+mod transport;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

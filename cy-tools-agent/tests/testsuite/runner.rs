@@ -154,7 +154,8 @@ async fn an_https_base_url_goes_through_tls_and_reports_a_failed_handshake() {
     let text = result.text_content();
     assert!(result.is_error);
     assert!(
-        text.contains(&format!("cannot reach the model API at {url}/v1: TLS")),
+        text.contains(&format!("cannot reach the model API at {url}/v1: "))
+            && text.contains("tls handshake"),
         "{text}"
     );
 }

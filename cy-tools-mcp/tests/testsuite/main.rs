@@ -3,8 +3,8 @@
 //! share is in `cy-tools-test-support`, named `support` here.
 //!
 //! The MCP server over a session's tools in process: the protocol, input that is not what MCP
-//! allows (not JSON, invalid requests, lines too long to hold), the cap on calls at once, and
-//! streamable HTTP. The same through the `cy-tools` binary is `cy-tools-cli`'s.
+//! allows (not JSON, invalid requests, lines too long to hold), the cap on calls at once, the
+//! spans of a call, and streamable HTTP. The same through the `cy-tools` binary is `cy-tools-cli`'s.
 
 use cy_tools_test_support as support;
 
@@ -17,3 +17,4 @@ mod http;
 mod http_authorization;
 mod log_bounds;
 mod server;
+mod trace;

@@ -25,6 +25,7 @@ pub(crate) mod returned;
 mod taking;
 #[cfg(test)]
 mod taking_differential;
+pub(crate) mod trace;
 
 // At the root: `CallInfo`, `ToolCall`, `Json`, `ToolError`, `ToolResult`.
 pub use ask::{
@@ -40,6 +41,7 @@ pub use problem::{ArgProblem, ArgsError, ProblemKind};
 pub(crate) use progress::ProgressGate;
 pub use progress::{PROGRESS_INTERVAL, PROGRESS_MESSAGE_BYTES, Progress, ProgressSink};
 pub(crate) use result::ToolResult;
+pub use trace::{TRACE_TARGET, content_in_traces, record_content_in_traces};
 
 /// Boxes a tool body's future and converts its output into a [`ToolResult`]: what `#[tool]`
 /// wraps every function in, and what a hand-written handler can end with. One generic body for

@@ -6,11 +6,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 use super::spec::SessionSpec;
 use crate::approval::Approval;
 use crate::binding::{BoundTool, SessionIdentity, ToolContext, ToolRegistry, Toolset};
-use crate::call::{ToolCall, ToolResult};
+use crate::call::{ToolCall, ToolResult, trace};
 use crate::catalog::Catalog;
 use crate::services::{ExecutionLog, LogEntry, Sandbox, ServiceError, ServiceErrorKind};
 
@@ -351,8 +352,32 @@ impl Session {
     /// not to the model.
     ///
     /// This is the one path every host's call takes to a tool's body (MCP, the CLI, the model
-    /// loop, code mode's nested calls): `tool` is what the name found, looked up once.
+    /// loop, code mode's nested calls): `tool` is what the name found, looked up once. So it is
+    /// where a call's span is made (see [`trace`](crate::call::trace)), a child of the span
+    /// the host runs it in.
     async fn record(
+        &self,
+        parent_call: Option<&str>,
+        name: &str,
+        tool: Option<&BoundTool>,
+        call: ToolCall,
+        cancel: &CancellationToken,
+    ) -> ToolResult {
+        let span = trace::call_span(self.identity(), name, &call);
+        if span.is_disabled() {
+            return self.recorded(parent_call, name, tool, call, cancel).await;
+        }
+        // Boxed: only a traced call carries the span's wrapper.
+        let result = Box::pin(
+            self.recorded(parent_call, name, tool, call, cancel)
+                .instrument(span.clone()),
+        )
+        .await;
+        trace::record_outcome(&span, &result);
+        result
+    }
+
+    async fn recorded(
         &self,
         parent_call: Option<&str>,
         name: &str,
