@@ -7,31 +7,21 @@ use std::time::{Duration, Instant};
 use cy_tools::ToolResult;
 use cy_tools::session::McpServerSpec;
 use cy_tools_sandbox::{SandboxView, ServerOptions, ServerProcess};
-use rmcp::model::{CallToolRequestParams, ClientConfig, Implementation, Tool};
+use rmcp::ServiceExt as _;
+use rmcp::model::{CallToolRequestParams, Tool};
 use rmcp::service::{Peer, RoleClient, RunningService, ServiceError};
-use rmcp::{ClientHandler, ServiceExt as _};
 use serde_json::{Map, Value};
 
+use cy_tools::call::Asker;
+
 use crate::result::to_result;
+use crate::upstream::{Askers, Handler};
 
 /// The longest wait between two starts of a server that keeps dying.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// The first wait after a server died.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
-
-/// The session's side of the protocol: it names itself, and declines what a server asks of it
-/// (sampling, elicitation) by rmcp's defaults.
-#[derive(Clone, Default)]
-pub(crate) struct Handler;
-
-impl ClientHandler for Handler {
-    fn get_info(&self) -> ClientConfig {
-        let mut info = ClientConfig::default();
-        info.client_info = Implementation::new("cy-tools", env!("CARGO_PKG_VERSION"));
-        info
-    }
-}
 
 /// A running server: the process and the protocol over it.
 struct Live {
@@ -58,6 +48,8 @@ pub(crate) struct Server {
     stopped: Mutex<Option<String>>,
     /// How many times it was started.
     starts: std::sync::atomic::AtomicU64,
+    /// Who its calls in flight ask on its behalf, for what it asks of the session.
+    askers: Askers,
 }
 
 impl Server {
@@ -72,6 +64,7 @@ impl Server {
             }),
             stopped: Mutex::new(None),
             starts: std::sync::atomic::AtomicU64::new(0),
+            askers: Askers::default(),
         }
     }
 
@@ -172,7 +165,11 @@ impl Server {
             ));
         };
         let timeout = self.spec.startup_timeout();
-        match tokio::time::timeout(timeout, Handler.serve((stdout, stdin))).await {
+        let handler = Handler {
+            server: name.to_string(),
+            askers: std::sync::Arc::clone(&self.askers),
+        };
+        match tokio::time::timeout(timeout, handler.serve((stdout, stdin))).await {
             Ok(Ok(service)) => {
                 tracing::info!(server = name, pid = process.pid(), "MCP server started");
                 let generation = self
@@ -217,8 +214,15 @@ impl Server {
 
     /// Calls `tool` (the server's name for it) with `arguments`. Dropping the future (the
     /// call cancelled or timed out) sends the server `notifications/cancelled`.
-    pub(crate) async fn call(&self, tool: &str, arguments: Map<String, Value>) -> ToolResult {
+    /// What the server asks while the call runs goes to `asker` (the call's host's).
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        asker: Option<std::sync::Arc<dyn Asker>>,
+    ) -> ToolResult {
         let name = self.name();
+        let _asking = asker.map(|asker| Asking::new(&self.askers, asker));
         let (peer, generation) = match self.peer().await {
             Ok(peer) => peer,
             Err(err) => return ToolResult::error(err),
@@ -252,6 +256,34 @@ impl Server {
             .clone()
             .unwrap_or_default();
         clause(&tail)
+    }
+}
+
+/// A call's asker among the server's, for as long as the call runs (however it ends).
+struct Asking<'a> {
+    askers: &'a Askers,
+    asker: std::sync::Arc<dyn Asker>,
+}
+
+impl<'a> Asking<'a> {
+    fn new(askers: &'a Askers, asker: std::sync::Arc<dyn Asker>) -> Self {
+        askers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(std::sync::Arc::clone(&asker));
+        Asking { askers, asker }
+    }
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        let mut askers = self.askers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = askers
+            .iter()
+            .rposition(|a| std::sync::Arc::ptr_eq(a, &self.asker))
+        {
+            askers.remove(at);
+        }
     }
 }
 

@@ -161,7 +161,7 @@ impl Definition for McpToolDefinition {
         &'a self,
         context: BoundContext<'a>,
         args: Map<String, Value>,
-        _call: CallInfo<'a>,
+        call: CallInfo<'a>,
     ) -> Result<BoxFuture<'a, ToolResult>, ArgsError> {
         let args = Value::Object(args);
         if let Some(check) = &self.check {
@@ -172,9 +172,11 @@ impl Definition for McpToolDefinition {
         };
         // Binding checked the state is there (`needs_state`).
         let servers = context.get().state::<McpServers>();
+        // What the server asks while it runs goes where the call's host would ask.
+        let asker = call.asker().cloned();
         Ok(Box::pin(async move {
             match servers.and_then(|s| s.server(&self.server)) {
-                Some(server) => server.call(&self.tool, args).await,
+                Some(server) => server.call(&self.tool, args, asker).await,
                 None => ToolResult::error(format!(
                     "MCP server `{}` is not one of this session's; the session must be built with it",
                     self.server

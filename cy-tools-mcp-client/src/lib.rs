@@ -47,6 +47,7 @@ mod error;
 mod names;
 mod result;
 mod servers;
+mod upstream;
 
 pub use error::McpClientError;
 pub use names::session_name;

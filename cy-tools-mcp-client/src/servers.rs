@@ -136,7 +136,8 @@ impl McpServers {
         self.inner
             .tools
             .iter()
-            .map(|tool| -> &'static dyn Definition { *tool })
+            .copied()
+            .map(|tool| -> &'static dyn Definition { tool })
     }
 
     /// What the session should know about its server tools: those passed on unchecked, and why.

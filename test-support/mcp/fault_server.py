@@ -1,6 +1,6 @@
 """An MCP server (stdio, standard library only) that misbehaves on demand, for the client's
 fault tests: `hang` never answers, `die` exits in the middle of a call, `read` opens any path
-(so the tests see the sandbox refuse one outside), `echo` answers; its tool list comes in two pages. Cancellations it receives
+(so the tests see the sandbox refuse one outside), `echo` answers, `ask` asks the client's model and user; its tool list comes in two pages. Cancellations it receives
 are appended to `cancelled.log` in its working folder (the session's workspace)."""
 
 import json
@@ -9,6 +9,9 @@ import sys
 import threading
 
 lock = threading.Lock()
+# Answers to the requests this server sends its client, by id.
+answers = {}
+answered = threading.Condition()
 
 
 def send(message):
@@ -25,9 +28,17 @@ TOOLS = [
     {"name": "die", "description": "Exits mid-call.", "inputSchema": {"type": "object", "properties": {}}},
     {"name": "read", "description": "Reads a file anywhere.",
      "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}},
+    {"name": "ask", "description": "Asks the client's model, then its user.", "inputSchema": {"type": "object", "properties": {}}},
     {"name": "look/around", "description": "A name with a slash and a schema the validator cannot check.",
      "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": False}},
 ]
+
+
+def ask_client(id, method, params):
+    send({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    with answered:
+        answered.wait_for(lambda: id in answers, timeout=10)
+        return answers.pop(id, {"error": {"message": "no answer"}})
 
 
 def call(request):
@@ -37,7 +48,15 @@ def call(request):
         return
     if name == "die":
         os._exit(3)
-    if name == "echo" or name == "look/around":
+    if name == "ask":
+        sampled = ask_client("s-" + str(request["id"]), "sampling/createMessage", {
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Say hi"}}],
+            "maxTokens": 20})
+        elicited = ask_client("e-" + str(request["id"]), "elicitation/create", {
+            "message": "Your name?",
+            "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}})
+        result = {"content": [{"type": "text", "text": json.dumps({"sampled": sampled, "elicited": elicited})}]}
+    elif name == "echo" or name == "look/around":
         text = args.get("text", args.get("a", ""))
         result = {"content": [{"type": "text", "text": "echo: " + text}]}
     elif name == "read":
@@ -71,5 +90,9 @@ for line in sys.stdin:
     elif method == "notifications/cancelled":
         with open("cancelled.log", "a") as log:
             log.write(str(request["params"].get("requestId")) + "\n")
+    elif method is None and "id" in request:
+        with answered:
+            answers[request["id"]] = request
+            answered.notify_all()
     elif "id" in request:
         send({"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32601, "message": "no method " + method}})

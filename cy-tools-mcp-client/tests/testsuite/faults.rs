@@ -3,7 +3,8 @@
 //! the next call; a cancelled call is cancelled at the server; a server cannot read outside
 //! the session's sandbox; a tool name the protocol allows but a session does not is mapped; a
 //! schema the validator cannot check goes through unchecked, and the report says so; names
-//! never collide with the session's other tools.
+//! never collide with the session's other tools; what a server asks (sampling, elicitation)
+//! goes to whoever the call's host asks, else is declined with the reason.
 
 use std::time::Duration;
 
@@ -133,10 +134,16 @@ async fn names_schemas_and_annotations_as_a_session_takes_them() {
     let f = session(&[fault_server("fault")]).await;
     let names: Vec<&str> = f.servers.tool_names().collect();
     assert_eq!(
-        names[..4],
-        ["fault__echo", "fault__hang", "fault__die", "fault__read"]
+        names[..5],
+        [
+            "fault__echo",
+            "fault__hang",
+            "fault__die",
+            "fault__read",
+            "fault__ask"
+        ]
     );
-    let odd = names[4];
+    let odd = names[5];
     assert!(odd.starts_with("fault__look_around-"), "{odd}");
     // `unevaluatedProperties` is not checked here: the arguments go to the server as they are.
     assert_eq!(f.servers.report().len(), 1);
@@ -196,7 +203,7 @@ async fn wrong_entries_are_refused_naming_the_server() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "MCP server `fault` has no tool `frobnicate` (its tools are `echo`, `hang`, `die`, `read`, `look/around`); fix the server's `tools` in the spec"
+        "MCP server `fault` has no tool `frobnicate` (its tools are `echo`, `hang`, `die`, `read`, `ask`, `look/around`); fix the server's `tools` in the spec"
     );
     let mut not_a_server = fault_server("nothing");
     not_a_server.command = "true".into();
@@ -209,5 +216,67 @@ async fn wrong_entries_are_refused_naming_the_server() {
         err.to_string()
             .starts_with("MCP server `nothing` did not complete the MCP handshake"),
         "{err}"
+    );
+}
+
+/// Answers a model's part with "hi from the model" and a form with the name Ada.
+struct Answering;
+
+impl cy_tools::call::Asker for Answering {
+    fn sample<'a>(
+        &'a self,
+        request: &'a cy_tools::call::SampleRequest,
+    ) -> cy_tools::BoxFuture<'a, Result<cy_tools::call::Sampled, cy_tools::call::AskError>> {
+        assert_eq!(
+            request.messages[0].content,
+            cy_tools::call::Content::text("Say hi")
+        );
+        Box::pin(async {
+            Ok(cy_tools::call::Sampled {
+                role: cy_tools::catalog::Role::Assistant,
+                content: cy_tools::call::Content::text("hi from the model"),
+                model: "fake".into(),
+                stop_reason: None,
+            })
+        })
+    }
+
+    fn elicit<'a>(
+        &'a self,
+        message: &'a str,
+        form: &'a cy_tools::call::ElicitForm,
+    ) -> cy_tools::BoxFuture<'a, Result<cy_tools::call::Elicited, cy_tools::call::AskError>> {
+        assert_eq!(message, "Your name?");
+        assert_eq!(form.schema()["required"], json!(["name"]));
+        Box::pin(async {
+            Ok(cy_tools::call::Elicited::Accept(
+                json!({"name": "Ada"}).as_object().unwrap().clone(),
+            ))
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_servers_questions_go_to_whoever_the_call_asks_else_are_declined() {
+    let f = session(&[fault_server("fault")]).await;
+    let call = ToolCall::new("c1", json!({})).with_asker(std::sync::Arc::new(Answering));
+    let result = f
+        .session
+        .execute("fault__ask", call, &CancellationToken::new())
+        .await;
+    let seen: serde_json::Value = serde_json::from_str(&result.text_content()).unwrap();
+    assert_eq!(
+        seen["sampled"]["result"]["content"]["text"],
+        "hi from the model"
+    );
+    assert_eq!(seen["elicited"]["result"]["action"], "accept");
+    assert_eq!(seen["elicited"]["result"]["content"]["name"], "Ada");
+    // A call whose host cannot be asked: the server is told why.
+    let result = f.session.call("fault__ask", json!({})).await;
+    let seen: serde_json::Value = serde_json::from_str(&result.text_content()).unwrap();
+    let said = seen["sampled"]["error"]["message"].as_str().unwrap();
+    assert!(
+        said.starts_with("the cy-tools session using MCP server `fault` cannot ask a model now"),
+        "{said}"
     );
 }

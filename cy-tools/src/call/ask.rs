@@ -299,6 +299,52 @@ impl ElicitForm {
         self
     }
 
+    /// The form a `requestedSchema` describes (a flat object of fields), as another MCP server
+    /// sent it, for a host that passes the question on.
+    ///
+    /// ```
+    /// use cy_tools::call::ElicitForm;
+    /// let schema = serde_json::json!({"type": "object",
+    ///     "properties": {"name": {"type": "string"}}, "required": ["name"]});
+    /// assert_eq!(ElicitForm::from_schema(&schema).unwrap().schema(), schema);
+    /// assert!(ElicitForm::from_schema(&serde_json::json!({"type": "array"})).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// It is not an object schema whose `properties` are objects.
+    pub fn from_schema(schema: &Value) -> Result<ElicitForm, AskError> {
+        let properties = match (schema.get("type"), schema.get("properties")) {
+            (Some(Value::String(t)), Some(Value::Object(p))) if t == "object" => p,
+            (Some(Value::String(t)), None) if t == "object" => return Ok(ElicitForm::new()),
+            _ => {
+                return Err(AskError::new(
+                    "the form's schema is not an object schema with `properties`; a form is a flat object of fields",
+                ));
+            }
+        };
+        let required: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut form = ElicitForm::new();
+        for (name, field) in properties {
+            let Value::Object(field) = field else {
+                return Err(AskError::new(format!(
+                    "the form's field `{name}` is not a schema object"
+                )));
+            };
+            form.fields.push((
+                name.clone(),
+                ElicitField {
+                    schema: field.clone(),
+                    required: required.contains(&name.as_str()),
+                },
+            ));
+        }
+        Ok(form)
+    }
+
     /// The form as MCP's `requestedSchema`.
     pub fn schema(&self) -> Value {
         let properties: Map<String, Value> = self
