@@ -37,7 +37,7 @@ pub(super) struct SessionArgs {
     /// and `tenant`), every field optional here:
     /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
     /// "code_mode": true, "approve": "destructive"}. The fields only a session factory serves
-    /// (`executor`, `workspace_host`, `chat`, `subagents`) are refused.
+    /// (`executor`, `workspace_host`, `chat`, `subagents`, `mcp_servers`) are refused.
     /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
     /// session may have (a stored session is served with those of its stored tools it names,
     /// never more, and in code mode its code reaches no others)
@@ -481,6 +481,8 @@ fn refuse_unserved(path: &Path, spec: &SessionSpec) -> Result<(), CliError> {
         Some("`chat`")
     } else if !spec.subagents.is_empty() {
         Some("`subagents`")
+    } else if !spec.mcp_servers.is_empty() {
+        Some("`mcp_servers`")
     } else {
         None
     };
