@@ -14,6 +14,7 @@ pub mod code_session;
 pub mod fake_model;
 pub mod loopback_server;
 pub mod mcp_client;
+pub mod outcome;
 pub mod postgres;
 pub mod process;
 pub mod raw_http;

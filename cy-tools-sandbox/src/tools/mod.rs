@@ -7,6 +7,7 @@ pub mod edit_file;
 pub mod execute_code;
 pub mod find_files;
 pub mod list_directory;
+mod outcome;
 pub mod process;
 mod progress;
 pub mod read_file;
