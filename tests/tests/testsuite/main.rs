@@ -22,5 +22,6 @@ mod mcp_python_client;
 mod output_schema;
 mod quickstart_items;
 mod result_limits;
+mod strict_schemas;
 mod stuck;
 mod tool_names;
