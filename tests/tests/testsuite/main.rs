@@ -20,6 +20,7 @@ mod mcp_inspector;
 mod mcp_progress_approval;
 mod mcp_python_client;
 mod output_schema;
+mod pydantic_ai;
 mod quickstart_items;
 mod result_limits;
 mod strict_schemas;
