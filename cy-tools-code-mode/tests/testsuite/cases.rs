@@ -27,7 +27,7 @@ print(json.dumps({"text": text, "stats": stats, "written": written}))
 "#;
         let result = h.run("call-1", code).await;
         assert!(!result.is_error, "{}", result.text_content());
-        let out: Value = serde_json::from_str(&result.text_content()).unwrap();
+        let out: Value = serde_json::from_str(&crate::support::outcome::text(&result)).unwrap();
 
         // What Python got is what the model would have got from the same calls.
         let direct = h.direct("read_file", json!({"path": "poem.txt"})).await;
@@ -327,7 +327,7 @@ print(json.dumps({"inner": inner, "listed": "execute_code" in cy_sdk.tools()}))
         });
         for run in runs {
             let result = run.await.unwrap();
-            let out: Value = serde_json::from_str(&result.text_content()).unwrap();
+            let out: Value = serde_json::from_str(&crate::support::outcome::text(&result)).unwrap();
             assert_eq!(out, json!((1..30).collect::<Vec<_>>()));
         }
     }

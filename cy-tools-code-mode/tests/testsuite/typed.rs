@@ -63,7 +63,7 @@ impl Typed {
     async fn json(&self, code: &str) -> Value {
         let result = self.run(code).await;
         assert!(!result.is_error, "{}", result.text_content());
-        serde_json::from_str(&result.text_content())
+        serde_json::from_str(&crate::support::outcome::text(&result))
             .unwrap_or_else(|err| panic!("not JSON ({err}): {}", result.text_content()))
     }
 }
