@@ -194,14 +194,22 @@ impl LocalExecutor {
             // The run may read its script's folder (never list or write it), and imports the
             // workspace's modules as it would from a script in the workspace root.
             options.read_only.push(folder.to_path_buf());
+            // After any folders the caller put there (code mode's package), which keep their
+            // place first.
             let root = self.env.resolve_path(".")?;
-            options.env.push((
-                "PYTHONPATH".to_string(),
-                root.components()
-                    .collect::<std::path::PathBuf>()
-                    .to_string_lossy()
-                    .into_owned(),
-            ));
+            let root = root
+                .components()
+                .collect::<std::path::PathBuf>()
+                .to_string_lossy()
+                .into_owned();
+            match options.env.iter_mut().find(|(key, _)| key == "PYTHONPATH") {
+                Some((_, value)) if !value.is_empty() => {
+                    value.push(':');
+                    value.push_str(&root);
+                }
+                Some((_, value)) => *value = root,
+                None => options.env.push(("PYTHONPATH".to_string(), root)),
+            }
         }
         let Some(dir) = options.python_path.first().cloned() else {
             return self.exec(&path, options).await;
