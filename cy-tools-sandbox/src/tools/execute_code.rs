@@ -1,8 +1,14 @@
 //! `execute_code`: run Python the model wrote in the session's sandbox, locally or on a remote
 //! sandbox host, whichever [`CodeExecutor`](cy_tools::services::CodeExecutor) the session was built with.
 //!
-//! Defined with a hand-written schema ([`RawToolDefinition`]) as the one raw tool; its arguments are
-//! still validated against that schema before the body runs.
+//! Code that ran is a normal result whatever its exit code, with the structured copy of its exit
+//! code and streams that `terminal` gives too; an error result is for a run that was refused,
+//! timed out, was cancelled or was killed by a signal. Its stderr names the workspace's files
+//! relative to the workspace root, and a fresh script (written outside the workspace) `<code>`.
+//!
+//! Defined with a hand-written schema ([`RawToolDefinition`]), as `terminal` is; its arguments
+//! are still validated against that schema before the body runs. Every optional field also
+//! takes `null`.
 
 use std::time::Duration;
 

@@ -1,8 +1,14 @@
 //! `terminal`: run one shell command in the workspace and show how it ended.
 //!
+//! A command that ran is a normal result whatever its exit code: a text block (the exit code,
+//! then stdout and stderr, labelled) and the same as structured content (`exit_code`, `stdout`,
+//! `stderr`, `truncated`), which matches the tool's output schema. An error result is for a
+//! command that did not run to its end: refused, not started, timed out, cancelled or killed by
+//! a signal.
+//!
 //! Defined with a hand-written schema ([`RawToolDefinition`]), as `execute_code` is, so it can
-//! declare the output schema of the structured copy of its result (see [`super::outcome`]).
-//! Its arguments are still validated against the schema before the body runs.
+//! declare that output schema. Its arguments are still validated against the schema before the
+//! body runs.
 
 use std::time::Duration;
 
