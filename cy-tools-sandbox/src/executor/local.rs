@@ -70,7 +70,8 @@ pub struct LocalExecutor {
     command: String,
     python: PythonRunner,
     slots: Option<RunSlots>,
-    /// Where fresh scripts go: shared by clones and scoped executors, made on the first.
+    /// Where fresh scripts go: shared by clones (not by scoped executors), made on the first
+    /// fresh run.
     scripts: LazyScriptDir,
 }
 
@@ -137,6 +138,9 @@ impl LocalExecutor {
     pub fn scoped(&self, folder: &str) -> Result<Self, ServiceError> {
         Ok(LocalExecutor {
             env: self.env.scoped(folder)?,
+            // A folder of its own: a child's runs may read the scripts' folder, and must not
+            // reach its parent's scripts (a running one's name shows in `/proc`).
+            scripts: LazyScriptDir::default(),
             ..self.clone()
         })
     }

@@ -3,13 +3,14 @@
 //! A fresh script in the workspace would show in every listing the model makes while the run
 //! lasts (the file tools, `ls` in a command, the code's own `os.listdir`), and a model could
 //! read or overwrite the script of another run going at the same time. So it is written to a
-//! folder of its own under the host's temporary folder, one per executor (and the executors
-//! scoped from it), removed with the last of them:
+//! folder of its own under the host's temporary folder, one per executor and its clones (an
+//! executor scoped to a child's folder gets its own), removed with the last of them:
 //!
 //! * mode `0300`: its owner may make and remove files in it and open one by name, but no
 //!   process may list it, not even one of the host's user, once confinement has dropped its
 //!   capabilities (root's `CAP_DAC_OVERRIDE` with them). Each script's name is 16 random hex
-//!   digits, so a run cannot find another run's script to read it;
+//!   digits, so a run cannot find another run's script by listing or guessing (a run of the
+//!   same session that reads another's command line in `/proc` can read, never write, it);
 //! * confined runs get the folder read-only (a Landlock rule, under the read-only view of the
 //!   filesystem), so no run can overwrite a script, its own or another's; commands that are
 //!   not code runs (`terminal`, background processes) get no rule for it at all;

@@ -74,3 +74,29 @@ for path in (me, os.path.join(folder, "other.py")):
         );
     }
 }
+
+#[tokio::test]
+async fn a_child_executor_keeps_its_scripts_apart_from_its_parents() {
+    use std::sync::Arc;
+
+    use cy_tools::services::{CodeExecutor, CodeOptions};
+    use cy_tools_sandbox::LocalSandbox;
+    use cy_tools_sandbox::executor::LocalExecutor;
+
+    let dir = tempfile::tempdir().unwrap();
+    let parent = LocalExecutor::new(Arc::new(LocalSandbox::new(dir.path()).unwrap().env()));
+    let child = parent.scoped("child").unwrap();
+    let code = "import os\nprint(os.path.dirname(os.path.abspath(__file__)))";
+    let folder = |executor: LocalExecutor| async move {
+        let result = executor
+            .execute(code, CodeOptions::default())
+            .await
+            .unwrap();
+        assert_eq!(result.exit_code, Some(0), "{result:?}");
+        result.stdout
+    };
+    let (mine, childs) = (folder(parent.clone()).await, folder(child).await);
+    // A child's runs may read their own scripts' folder: never the one its parent's run from.
+    assert_ne!(mine, childs);
+    assert_eq!(mine, folder(parent).await, "clones share one folder");
+}
