@@ -144,10 +144,20 @@ fn print_result(result: &ToolResult, json: bool) -> Result<(), CliError> {
 }
 
 /// Text as is, JSON pretty-printed, images as a placeholder naming their type and size, the
-/// other kinds as the line naming them ([`Content::write_text`]).
+/// other kinds as the line naming them ([`Content::write_text`]). A JSON block after text is the
+/// structured copy of that text (`terminal` and `execute_code` send their exit code and streams
+/// so): a person reads the text, and `--json` shows both.
 fn render(result: &ToolResult) -> String {
-    let blocks: Vec<String> = result
-        .content
+    let copy = matches!(
+        result.content.as_slice(),
+        [.., Content::Text { .. }, Content::Json { .. }]
+    );
+    let shown = if copy {
+        &result.content[..result.content.len() - 1]
+    } else {
+        &result.content[..]
+    };
+    let blocks: Vec<String> = shown
         .iter()
         .map(|block| match block {
             Content::Text { text } => text.trim_end_matches('\n').to_string(),

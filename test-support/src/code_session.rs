@@ -40,10 +40,16 @@ impl Session {
             .await
     }
 
+    /// The text of a run that ended normally (with any exit code), checked to carry its
+    /// structured copy.
     pub async fn ok(&self, args: Value) -> String {
         let result = self.run(args).await;
         assert!(!result.is_error, "{}", result.text_content());
-        result.text_content()
+        assert!(
+            crate::outcome::structured(&result).is_some(),
+            "no structured copy: {result:?}"
+        );
+        crate::outcome::text(&result)
     }
 
     pub async fn failed(&self, args: Value) -> String {

@@ -16,6 +16,7 @@ pub mod fake_model;
 pub mod loopback_server;
 pub mod mcp_client;
 pub mod mcp_servers;
+pub mod outcome;
 pub mod postgres;
 pub mod process;
 pub mod raw_http;

@@ -77,7 +77,7 @@ async fn run_nested_write(
         .await;
     assert!(!result.is_error, "{}", result.text_content());
     let asked = person.asked.lock().unwrap().clone();
-    (dir, asked, result.text_content(), log)
+    (dir, asked, crate::support::outcome::text(&result), log)
 }
 
 #[tokio::test]

@@ -194,9 +194,10 @@ print(json.dumps({"found": found, "answers": answers, "opened": opened}))
 "#;
     let result = attacker.run("a", attack).await;
     assert!(!result.is_error, "{}", result.text_content());
-    let out: serde_json::Value = serde_json::from_str(&result.text_content()).unwrap();
+    let out: serde_json::Value =
+        serde_json::from_str(&crate::support::outcome::text(&result)).unwrap();
     let done = busy.await.unwrap();
-    assert_eq!(done.text_content(), "done");
+    assert_eq!(crate::support::outcome::text(&done), "done");
     assert!(
         !victim.root().join("pwned.txt").exists(),
         "the attacker's code wrote into the victim's workspace: {out}"

@@ -27,7 +27,7 @@ print(json.dumps({"text": text, "stats": stats, "written": written}))
 "#;
         let result = h.run("call-1", code).await;
         assert!(!result.is_error, "{}", result.text_content());
-        let out: Value = serde_json::from_str(&result.text_content()).unwrap();
+        let out: Value = serde_json::from_str(&crate::support::outcome::text(&result)).unwrap();
 
         // What Python got is what the model would have got from the same calls.
         let direct = h.direct("read_file", json!({"path": "poem.txt"})).await;
@@ -156,11 +156,13 @@ answer = cy_sdk.call("tally", text="a b a")
 # Programs the code starts do not get the channel, even when asked to keep descriptors.
 child = subprocess.run(["sh", "-c", "[ -e /dev/fd/%d ] && echo kept || echo gone" % fd],
                        close_fds=False, capture_output=True, text=True).stdout.strip()
-folder = os.environ["PYTHONPATH"]
+# The package's folder first; the workspace root after it, so its modules import too.
+folder, root = os.environ["PYTHONPATH"].split(os.pathsep)
 print(json.dumps({"socket": kind, "answer": answer, "child": child,
                   "module": sorted(f for f in os.listdir(folder) if not f.endswith(".tmp")),
                   "package": sorted(f for f in os.listdir(os.path.join(folder, "cy_sdk")) if f.endswith(".py")),
                   "first_on_path": sys.path[0] == folder,
+                  "root_on_path": root == os.getcwd(),
                   "names": sorted(k for k in os.environ if k.startswith("CY_")),
                   "values": [v for k, v in os.environ.items() if k != "PYTHONPATH"]}))
 "#;
@@ -174,6 +176,7 @@ print(json.dumps({"socket": kind, "answer": answer, "child": child,
         assert_eq!(out["module"], json!([".cy-boot.py", "cy_sdk"]));
         assert_eq!(out["package"], json!(["__init__.py", "tools.py"]));
         assert_eq!(out["first_on_path"], true);
+        assert_eq!(out["root_on_path"], true);
         // No socket path, no token: nothing another process could use to reach the channel.
         // The package folder is reached through an inherited descriptor too, never by a name.
         assert_eq!(out["names"], json!(["CY_SDK_DIR_FD", "CY_SDK_FD"]));
@@ -299,7 +302,11 @@ inner = cy_sdk.call("execute_code", code="import cy_sdk\nprint(cy_sdk.call('tall
 print(json.dumps({"inner": inner, "listed": "execute_code" in cy_sdk.tools()}))
 "#;
         let out = python_json(&h, code).await;
-        assert_eq!(out, json!({"inner": "3", "listed": true}));
+        // A nested run answers its structured result, as any tool with an output schema does.
+        assert_eq!(
+            out,
+            json!({"inner": {"exit_code": 0, "stdout": "3\n", "stderr": "", "truncated": false}, "listed": true})
+        );
         let parents: Vec<(String, Option<String>)> = h
             .log
             .all()
@@ -327,7 +334,7 @@ print(json.dumps({"inner": inner, "listed": "execute_code" in cy_sdk.tools()}))
         });
         for run in runs {
             let result = run.await.unwrap();
-            let out: Value = serde_json::from_str(&result.text_content()).unwrap();
+            let out: Value = serde_json::from_str(&crate::support::outcome::text(&result)).unwrap();
             assert_eq!(out, json!((1..30).collect::<Vec<_>>()));
         }
     }

@@ -265,6 +265,6 @@ pub async fn python_json(h: &Harness, body: &str) -> Value {
         .run("py", &format!("import json, os, cy_sdk\n{body}"))
         .await;
     assert!(!result.is_error, "{}", result.text_content());
-    serde_json::from_str(&result.text_content())
+    serde_json::from_str(&crate::support::outcome::text(&result))
         .unwrap_or_else(|err| panic!("not JSON ({err}): {}", result.text_content()))
 }

@@ -16,7 +16,7 @@ async fn without_code_mode_execute_code_is_unchanged() {
         )
         .await;
     assert!(!result.is_error, "{}", result.text_content());
-    assert_eq!(result.text_content(), "None None");
+    assert_eq!(crate::support::outcome::text(&result), "None None");
 }
 
 #[tokio::test]
@@ -68,7 +68,7 @@ async fn nested_calls_are_stored_under_their_parent_in_the_sqlite_store() {
             &CancellationToken::new(),
         )
         .await;
-    assert_eq!(result.text_content(), "True");
+    assert_eq!(crate::support::outcome::text(&result), "True");
     let rows: Vec<(String, String, Option<String>)> = store
         .entries("s-db")
         .await

@@ -13,7 +13,9 @@ use cy_tools::{
 
 use super::bootstrap;
 use super::python::{PYTHON, PythonRunner};
-use super::script::Script;
+use super::script::{FRESH_NAME, Script};
+use super::scripts::LazyScriptDir;
+use super::shown::HostPaths;
 use super::slots::RunSlots;
 use crate::ExecLimits;
 
@@ -27,9 +29,16 @@ pub const DEFAULT_COMMAND: &str = "{python} {file}";
 /// so the sandbox's confinement, clean environment, output caps, timeout and process-group
 /// kill all apply to the run.
 ///
-/// A run that names no file ([`CodeOptions::filename`] `None`) writes its code to a fresh
-/// `.cy-run-<random>.py` in the workspace root, removed when the run is over, so runs at once
-/// never run each other's code; runs that name the same file take turns on it.
+/// A run that names no file ([`CodeOptions::filename`] `None`) writes its code to a fresh file
+/// outside the workspace (a folder of the executor's under the host's temporary folder, which
+/// no run can list or write), removed when the run is over, so runs at once never run each
+/// other's code and nothing of the runtime shows in the workspace the model lists; the
+/// workspace root is on the code's `PYTHONPATH`, so it still imports the workspace's modules.
+/// Runs that name the same file take turns on it.
+///
+/// What the run wrote to stderr, and the errors of a run that could not start, name the
+/// workspace's files relative to its root and a fresh script as `<code>`: the model never
+/// sees the host's paths in a traceback.
 ///
 /// A run with [`CodeOptions::python_path`] set (code mode) starts in a short bootstrap kept in
 /// the first of those folders, which puts them first on `sys.path` and runs the code's own
@@ -61,6 +70,9 @@ pub struct LocalExecutor {
     command: String,
     python: PythonRunner,
     slots: Option<RunSlots>,
+    /// Where fresh scripts go: shared by clones (not by scoped executors), made on the first
+    /// fresh run.
+    scripts: LazyScriptDir,
 }
 
 impl LocalExecutor {
@@ -75,6 +87,7 @@ impl LocalExecutor {
             command: DEFAULT_COMMAND.to_string(),
             python: *DEFAULT_PYTHON,
             slots: None,
+            scripts: LazyScriptDir::default(),
         }
     }
 
@@ -125,6 +138,9 @@ impl LocalExecutor {
     pub fn scoped(&self, folder: &str) -> Result<Self, ServiceError> {
         Ok(LocalExecutor {
             env: self.env.scoped(folder)?,
+            // A folder of its own: a child's runs may read the scripts' folder, and must not
+            // reach its parent's scripts (a running one's name shows in `/proc`).
+            scripts: LazyScriptDir::default(),
             ..self.clone()
         })
     }
@@ -145,14 +161,28 @@ impl LocalExecutor {
         };
         let script = Script::take(
             &self.env,
-            options.filename.as_deref(),
+            (options.filename.as_deref(), &self.scripts),
             wait,
             &options.cancel,
         )
         .await?;
+        let paths = HostPaths::new(
+            self.env.resolve_path(".")?,
+            script
+                .outside_folder()
+                .map(|_| script.host_path())
+                .transpose()?
+                .map(|path| (path, FRESH_NAME)),
+        );
         let outcome = self.run_script(&script, code, options, wait).await;
         script.finish().await;
-        outcome
+        match outcome {
+            Ok(mut result) => {
+                result.stderr = paths.shown(&result.stderr).into_owned();
+                Ok(result)
+            }
+            Err(err) => Err(paths.error(err)),
+        }
     }
 
     async fn run_script(
@@ -162,10 +192,29 @@ impl LocalExecutor {
         mut options: CodeOptions,
         wait: std::time::Duration,
     ) -> Result<ShellResult, ServiceError> {
-        self.env
-            .write_scratch(script.name(), code.as_bytes().to_vec())
-            .await?;
-        let path = self.env.resolve_path(script.name())?;
+        script.write(code.as_bytes().to_vec()).await?;
+        let path = script.host_path()?;
+        if let Some(folder) = script.outside_folder() {
+            // The run may read its script's folder (never list or write it), and imports the
+            // workspace's modules as it would from a script in the workspace root.
+            options.read_only.push(folder.to_path_buf());
+            // After any folders the caller put there (code mode's package), which keep their
+            // place first.
+            let root = self.env.resolve_path(".")?;
+            let root = root
+                .components()
+                .collect::<std::path::PathBuf>()
+                .to_string_lossy()
+                .into_owned();
+            match options.env.iter_mut().find(|(key, _)| key == "PYTHONPATH") {
+                Some((_, value)) if !value.is_empty() => {
+                    value.push(':');
+                    value.push_str(&root);
+                }
+                Some((_, value)) => *value = root,
+                None => options.env.push(("PYTHONPATH".to_string(), root)),
+            }
+        }
         let Some(dir) = options.python_path.first().cloned() else {
             return self.exec(&path, options).await;
         };
@@ -176,15 +225,16 @@ impl LocalExecutor {
         let Some(metadata) = bootstrap::inline_metadata(code) else {
             return self.exec(&bootstrap::shared(&dir)?, options).await;
         };
-        let boot = Script::take(&self.env, None, wait, &options.cancel).await?;
-        let outcome = match self
-            .env
-            .write_scratch(
-                boot.name(),
-                bootstrap::with_metadata(&metadata).into_bytes(),
-            )
+        let boot = Script::take(&self.env, (None, &self.scripts), wait, &options.cancel).await?;
+        if let Some(folder) = boot.outside_folder()
+            && !options.read_only.iter().any(|p| p == folder)
+        {
+            options.read_only.push(folder.to_path_buf());
+        }
+        let outcome = match boot
+            .write(bootstrap::with_metadata(&metadata).into_bytes())
             .await
-            .and_then(|()| self.env.resolve_path(boot.name()))
+            .and_then(|()| boot.host_path())
         {
             Ok(started) => self.exec(&started, options).await,
             Err(err) => Err(err),

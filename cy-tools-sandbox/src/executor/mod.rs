@@ -15,6 +15,8 @@ mod bootstrap;
 mod local;
 mod python;
 mod script;
+mod scripts;
+mod shown;
 mod slots;
 
 pub use local::{CANCELLED, DEFAULT_COMMAND, LocalExecutor};

@@ -1,9 +1,10 @@
 //! `Script`: the file one run's code is written to.
 //!
 //! Runs at once must never run each other's code. A run that names no file gets a fresh one
-//! (`.cy-run-<random>.py` in the workspace root, so the code can still import the workspace's
-//! modules), removed when the run is over, however it ends. Runs that name the same file take
-//! turns on it: each writes and runs its own code while it holds the file.
+//! outside the workspace (in the executor's [`ScriptDir`], so nothing of the runtime shows in
+//! the workspace the model lists), removed when the run is over, however it ends. Runs that
+//! name the same file take turns on it: each writes and runs its own code while it holds the
+//! file.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -16,15 +17,28 @@ use cy_tools::{
 };
 use tokio::sync::OwnedMutexGuard;
 
+use super::scripts::{self, LazyScriptDir, ScriptDir};
+
 /// The script file of one run; a fresh one is removed when this is dropped.
 pub(crate) struct Script {
     env: Arc<dyn Sandbox>,
-    name: String,
-    fresh: bool,
+    place: Place,
     removed: bool,
     /// Held while the run uses a named file, so another run naming it waits.
     _turn: Option<OwnedMutexGuard<()>>,
 }
+
+/// Where a script is.
+enum Place {
+    /// The file the run named, relative to the workspace.
+    Named(String),
+    /// A fresh file, by its host path, in the folder it keeps alive.
+    Fresh(PathBuf, Arc<ScriptDir>),
+}
+
+/// How tracebacks and messages name a fresh script: it is no file the model can open, and
+/// Python names code that comes from no file the same way (`<string>`, `<stdin>`).
+pub(crate) const FRESH_NAME: &str = "<code>";
 
 impl Script {
     /// The file for a run: `named`, once no other run in this process holds it (waiting up to
@@ -35,15 +49,15 @@ impl Script {
     /// random name could be had.
     pub(crate) async fn take(
         env: &Arc<dyn Sandbox>,
-        named: Option<&str>,
+        (named, scripts): (Option<&str>, &LazyScriptDir),
         wait: Duration,
         cancel: &CancellationToken,
     ) -> Result<Script, ServiceError> {
         let Some(name) = named else {
+            let dir = scripts.get()?;
             return Ok(Script {
                 env: Arc::clone(env),
-                name: format!(".cy-run-{}.py", cy_tools::services::random_hex(8)?),
-                fresh: true,
+                place: Place::Fresh(dir.fresh()?, dir),
                 removed: false,
                 _turn: None,
             });
@@ -57,23 +71,50 @@ impl Script {
         let turn = take_turn(env.resolve_path(name)?, name, wait, cancel).await?;
         Ok(Script {
             env: Arc::clone(env),
-            name: name.to_string(),
-            fresh: false,
+            place: Place::Named(name.to_string()),
             removed: false,
             _turn: Some(turn),
         })
     }
 
-    /// The file's path relative to the workspace.
-    pub(crate) fn name(&self) -> &str {
-        &self.name
+    /// Writes the run's code to the file.
+    ///
+    /// # Errors
+    /// It cannot be written.
+    pub(crate) async fn write(&self, code: Vec<u8>) -> Result<(), ServiceError> {
+        match &self.place {
+            Place::Named(name) => self.env.write_scratch(name, code).await,
+            Place::Fresh(path, _) => scripts::write(path.clone(), code).await,
+        }
+    }
+
+    /// The file's host path, which the command runs.
+    ///
+    /// # Errors
+    /// A named file resolves outside the workspace.
+    pub(crate) fn host_path(&self) -> Result<PathBuf, ServiceError> {
+        match &self.place {
+            Place::Named(name) => self.env.resolve_path(name),
+            Place::Fresh(path, _) => Ok(path.clone()),
+        }
+    }
+
+    /// The folder of a fresh script, which a confined run must be allowed to read; `None`
+    /// for a named file (in the workspace, which every run may read).
+    pub(crate) fn outside_folder(&self) -> Option<&std::path::Path> {
+        match &self.place {
+            Place::Named(_) => None,
+            Place::Fresh(_, dir) => Some(dir.path()),
+        }
     }
 
     /// Ends the run's use of the file: a fresh one is removed now.
     pub(crate) async fn finish(mut self) {
-        if self.fresh {
-            // Already gone if the code removed it itself; nothing else to do then.
-            let _ = self.env.remove(&self.name).await;
+        if let Place::Fresh(path, _) = &self.place {
+            // Already gone if the code removed it itself (it cannot, confined); nothing else
+            // to do then.
+            let path = path.clone();
+            let _ = tokio::task::spawn_blocking(move || std::fs::remove_file(path)).await;
         }
         self.removed = true;
     }
@@ -81,17 +122,14 @@ impl Script {
 
 impl Drop for Script {
     /// A run that ended without [`Script::finish`] (its future was dropped: a cancelled call,
-    /// a tool timeout) still has its fresh file removed, on the runtime it was running on.
+    /// a tool timeout) still has its fresh file removed.
     fn drop(&mut self) {
-        if !self.fresh || self.removed {
+        if self.removed {
             return;
         }
-        if let Ok(handle) = tokio::runtime::Handle::try_current() {
-            let env = Arc::clone(&self.env);
-            let name = std::mem::take(&mut self.name);
-            handle.spawn(async move {
-                let _ = env.remove(&name).await;
-            });
+        if let Place::Fresh(path, _) = &self.place {
+            // One unlink: done here rather than on a runtime that may be shutting down.
+            let _ = std::fs::remove_file(path);
         }
     }
 }

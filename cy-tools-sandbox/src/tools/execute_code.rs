@@ -1,8 +1,14 @@
 //! `execute_code`: run Python the model wrote in the session's sandbox, locally or on a remote
 //! sandbox host, whichever [`CodeExecutor`](cy_tools::services::CodeExecutor) the session was built with.
 //!
-//! Defined with a hand-written schema ([`RawToolDefinition`]) as the one raw tool; its arguments are
-//! still validated against that schema before the body runs.
+//! Code that ran is a normal result whatever its exit code, with the structured copy of its exit
+//! code and streams that `terminal` gives too; an error result is for a run that was refused,
+//! timed out, was cancelled or was killed by a signal. Its stderr names the workspace's files
+//! relative to the workspace root, and a fresh script (written outside the workspace) `<code>`.
+//!
+//! Defined with a hand-written schema ([`RawToolDefinition`]), as `terminal` is; its arguments
+//! are still validated against that schema before the body runs. Every optional field also
+//! takes `null`.
 
 use std::time::Duration;
 
@@ -15,6 +21,7 @@ use cy_tools::{
 };
 use serde_json::{Value, json};
 
+use super::outcome::{self, section, trim_newline};
 use super::progress::{Measure, output_lines, reporting};
 
 /// The timeout of a call that sets no `timeout_ms`.
@@ -27,14 +34,19 @@ capability_set!(
 );
 
 const DESCRIPTION: &str = "Run Python code in the workspace and return what it printed. The code is \
-written to a fresh file in the workspace root (removed after the run; name a `filename` to keep it) \
-and run with `python3` in a clean environment, from the workspace root, so files it writes stay for \
-later calls and the file tools, and it can import the workspace's modules. Calls may run at once. \
-On success the result is its stdout; on failure it shows stdout, stderr (with the traceback) and the \
-exit code. The run and every process it starts are killed after `timeout_ms`. Very long output is \
-cut, with a notice: write large results to a file and read it in parts.";
+run with `python3` in a clean environment, from the workspace root, so files it writes stay for later \
+calls and the file tools, and it can import the workspace's modules. It is written to a fresh file \
+outside the workspace, removed after the run (name a `filename` to keep it in the workspace instead). \
+Calls may run at once. Code that ran is a normal result whatever its exit code: exit code 0 shows its \
+stdout (and stderr, if any); any other shows the exit code, stdout and stderr (with the traceback, its \
+paths relative to the workspace). An error result means the code did not run to its end: it was \
+refused, timed out or was killed. The run and every process it starts are killed after `timeout_ms`. \
+Very long output is cut, with a notice: write large results to a file and read it in parts.";
 
 fn schema() -> Value {
+    // Every optional field also takes `null`, so a strict converter (one that makes every
+    // field required, as OpenAI's strict function tools need) still leaves the model the
+    // choice of leaving it out.
     json!({
         "type": "object",
         "properties": {
@@ -43,13 +55,13 @@ fn schema() -> Value {
                 "description": "The Python source to run, a whole program: print what you want to see."
             },
             "filename": {
-                "type": "string",
-                "description": "File to write the code to and keep, relative to the workspace root; left out, a fresh file that is removed after the run. Calls at once that name the same file take turns."
+                "type": ["string", "null"],
+                "description": "File to write the code to and keep, relative to the workspace root; left out or null, a fresh file outside the workspace that is removed after the run. Calls at once that name the same file take turns."
             },
             "timeout_ms": {
-                "type": "integer",
+                "type": ["integer", "null"],
                 "minimum": 1,
-                "description": "Milliseconds before the run is killed, at most the workspace's maximum (usually 3600000); 60000 when left out."
+                "description": "Milliseconds before the run is killed, at most the workspace's maximum (usually 3600000); 60000 when left out or null."
             }
         },
         "required": ["code"]
@@ -58,12 +70,14 @@ fn schema() -> Value {
 
 /// The `execute_code` definition.
 pub static EXECUTE_CODE: RawToolDefinition<ExecuteCodeCaps> =
-    RawToolDefinition::new("execute_code", DESCRIPTION, schema, execute_code).with_annotations(
-        ToolAnnotations::DEFAULT
-            .title("Run Python code")
-            .destructive(true)
-            .open_world(true),
-    );
+    RawToolDefinition::new("execute_code", DESCRIPTION, schema, execute_code)
+        .with_annotations(
+            ToolAnnotations::DEFAULT
+                .title("Run Python code")
+                .destructive(true)
+                .open_world(true),
+        )
+        .with_output_schema(outcome::output_schema);
 
 cy_tools::__private::inventory::submit!(cy_tools::binding::ToolRegistration::new(
     &EXECUTE_CODE,
@@ -77,7 +91,7 @@ fn execute_code<'a>(
 ) -> BoxFuture<'a, ToolResult> {
     Box::pin(async move {
         // The schema was checked before this body runs: `code` is a string, `filename` a
-        // string if present, `timeout_ms` a positive integer if present.
+        // string or null if present, `timeout_ms` a positive integer or null if present.
         let code = args["code"].as_str().unwrap_or_default();
         let filename = args["filename"].as_str().map(str::to_string);
         let timeout_ms = args["timeout_ms"].as_u64().unwrap_or(DEFAULT_TIMEOUT_MS);
@@ -106,20 +120,13 @@ fn execute_code<'a>(
 }
 
 /// What the model sees. Exit code zero: the stdout (and stderr, labelled, if anything was
-/// written there). Anything else is an error result with the outcome first, then both
-/// streams, labelled.
+/// written there). Any other exit code: the code ran, so a normal result too, with the exit
+/// code first, then both streams, labelled. A run that timed out or was killed is an error.
 pub(crate) fn render(result: &ShellResult, timeout_ms: u64) -> ToolResult {
-    let streams = || {
-        format!(
-            "stdout:{}\nstderr:{}",
-            section(&result.stdout),
-            section(&result.stderr)
-        )
-    };
     if result.timed_out {
         return ToolResult::error(format!(
             "the code timed out after {timeout_ms} ms and was killed, with every process it started; its output until then is below. Make it faster, or pass a larger `timeout_ms`\n{}",
-            streams()
+            outcome::streams(result)
         ));
     }
     match result.exit_code {
@@ -133,35 +140,35 @@ pub(crate) fn render(result: &ShellResult, timeout_ms: u64) -> ToolResult {
                 text.push_str("\nstderr:");
                 text.push_str(&section(&result.stderr));
             }
-            ToolResult::text(text)
+            outcome::exited(text, 0, result)
         }
-        Some(code) => ToolResult::error(format!(
-            "the code failed with exit code {code}\n{}",
-            streams()
-        )),
+        Some(code) => outcome::exited(
+            format!(
+                "the code exited with exit code {code}\n{}",
+                outcome::streams(result)
+            ),
+            code,
+            result,
+        ),
         None => ToolResult::error(format!(
             "the code was killed by a signal before it finished\n{}",
-            streams()
+            outcome::streams(result)
         )),
     }
-}
-
-/// One stream after its label: ` (empty)`, or a newline and the text without its final newline.
-fn section(text: &str) -> String {
-    if text.is_empty() {
-        " (empty)".to_string()
-    } else {
-        format!("\n{}", trim_newline(text))
-    }
-}
-
-fn trim_newline(text: &str) -> &str {
-    text.strip_suffix('\n').unwrap_or(text)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cy_tools::call::Content;
+
+    /// The text block the model reads (the structured copy follows it).
+    fn text(result: &ToolResult) -> String {
+        match &result.content[0] {
+            Content::Text { text } => text.clone(),
+            other => panic!("not text: {other:?}"),
+        }
+    }
 
     fn shell(stdout: &str, stderr: &str, exit_code: Option<i32>, timed_out: bool) -> ShellResult {
         ShellResult {
@@ -177,18 +184,28 @@ mod tests {
     fn every_outcome_reads_as_intended() {
         let ok = render(&shell("1\n", "", Some(0), false), 5);
         assert!(!ok.is_error);
-        assert_eq!(ok.text_content(), "1");
+        assert_eq!(text(&ok), "1");
         let quiet = render(&shell("", "", Some(0), false), 5);
-        assert_eq!(quiet.text_content(), "(the code printed nothing)");
+        assert_eq!(text(&quiet), "(the code printed nothing)");
         let warned = render(&shell("1\n", "careful\n", Some(0), false), 5);
-        assert_eq!(warned.text_content(), "1\nstderr:\ncareful");
+        assert_eq!(text(&warned), "1\nstderr:\ncareful");
         let failed = render(&shell("", "boom\n", Some(3), false), 5);
-        assert!(failed.is_error);
+        assert!(
+            !failed.is_error,
+            "the code ran: its exit code is the answer"
+        );
         assert_eq!(
-            failed.text_content(),
-            "the code failed with exit code 3\nstdout: (empty)\nstderr:\nboom"
+            text(&failed),
+            "the code exited with exit code 3\nstdout: (empty)\nstderr:\nboom"
+        );
+        assert_eq!(
+            failed.content[1],
+            Content::json(
+                serde_json::json!({"exit_code": 3, "stdout": "", "stderr": "boom\n", "truncated": false})
+            )
         );
         let killed = render(&shell("a", "", None, false), 5);
+        assert!(killed.is_error);
         assert_eq!(
             killed.text_content(),
             "the code was killed by a signal before it finished\nstdout:\na\nstderr: (empty)"

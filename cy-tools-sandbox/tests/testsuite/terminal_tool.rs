@@ -54,9 +54,15 @@ async fn call(tool: &BoundTool, args: Value) -> ToolResult {
         .await
 }
 
+/// The text of a command that ran to its end (any exit code), checked to carry the structured
+/// copy of its exit code and streams.
 fn ok(result: &ToolResult) -> String {
     assert!(!result.is_error, "{}", result.text_content());
-    result.text_content()
+    assert!(
+        crate::support::outcome::structured(result).is_some(),
+        "no structured copy: {result:?}"
+    );
+    crate::support::outcome::text(result)
 }
 
 fn failed(result: &ToolResult) -> String {
@@ -107,13 +113,21 @@ async fn the_command_runs_in_the_workspace_or_in_cwd(backend: Backend) {
     assert!(root.join("src/app/made").exists());
 }
 
-async fn a_non_zero_exit_is_an_error_with_the_output(backend: Backend) {
+async fn a_non_zero_exit_is_a_normal_result_with_the_code_and_the_output(backend: Backend) {
+    // The command ran: its exit code is the answer (`grep` found nothing, a test failed), not
+    // a failure of the tool, which agent frameworks would retry or give up on.
     let (_dir, tool) = terminal(backend);
     let result = call(&tool, json!({"command": "echo out; echo bad >&2; exit 2"})).await;
     assert_eq!(
-        failed(&result),
-        "the command failed with exit code 2\nstdout:\nout\nstderr:\nbad"
+        ok(&result),
+        "exit code: 2\nstdout:\nout\nstderr:\nbad"
     );
+    assert_eq!(
+        crate::support::outcome::structured(&result).unwrap(),
+        &json!({"exit_code": 2, "stdout": "out\n", "stderr": "bad\n", "truncated": false})
+    );
+    let result = call(&tool, json!({"command": "printf 'a\\nb\\n' | grep -x c"})).await;
+    assert_eq!(ok(&result), "exit code: 1\nstdout: (empty)\nstderr: (empty)");
 }
 
 async fn a_command_killed_by_a_signal_is_an_error(backend: Backend) {
@@ -248,7 +262,7 @@ async fn mistakes_in_the_call_are_explained(backend: Backend) {
         ),
         (
             json!({"command": "ls", "timeout": "5s"}),
-            "invalid arguments for `terminal`: `timeout`: expected a non-negative integer, got string \"5s\"; valid fields are `command` (string, required), `cwd` (string or null), `timeout` (integer or null)",
+            "invalid arguments for `terminal`: `timeout`: \"5s\" is not of types \"null\", \"integer\"; valid fields are `command` (string, required), `cwd` (string or null), `timeout` (integer or null)",
         ),
     ];
     for (args, expected) in cases {

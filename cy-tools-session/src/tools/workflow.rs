@@ -7,7 +7,7 @@ use std::task::Poll;
 use cy_tools::prelude::*;
 use cy_tools::services::{ChildOutcome, ChildRequest, ChildSessionFactory, ServiceError};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
 use super::delegate::UNAVAILABLE;
@@ -29,8 +29,9 @@ pub struct WorkflowTask {
     pub task: String,
 }
 
-/// How the tasks run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+/// How the tasks run. `Serialize` so the schema declares its default: a strict converter
+/// makes `mode` required, and the default is then the value that means "left out".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 #[schemars(inline)]
 #[allow(missing_docs)]

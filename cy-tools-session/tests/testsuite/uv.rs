@@ -90,7 +90,7 @@ async fn run_in(limits: ExecLimits, code: &str, code_mode: bool) -> (bool, Strin
             &CancellationToken::new(),
         )
         .await;
-    (result.is_error, result.text_content())
+    (result.is_error, crate::support::outcome::text(&result))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -120,8 +120,13 @@ async fn uv_runs_offline_when_the_session_has_no_network() {
     assert!(!failed, "{text}");
     assert_eq!(text, "True 3");
     // The dependency is not in this fresh workspace's cache, and uv may not fetch it.
+    // The run itself ran (uv, which exited 1): a normal result saying why.
     let (failed, text) = run(limits(&uv, Isolation::Strict), NEEDS_INICONFIG).await;
-    assert!(failed, "{text}");
+    assert!(!failed, "{text}");
+    assert!(
+        text.starts_with("the code exited with exit code 1\n"),
+        "{text}"
+    );
     assert!(text.contains("the network was disabled"), "{text}");
 }
 
@@ -159,7 +164,11 @@ async fn without_uv_code_runs_with_python3_and_the_log_says_so() {
     assert!(!failed, "{text}");
     assert_eq!(text, "False 3");
     let (failed, text) = run(limits, NEEDS_INICONFIG).await;
-    assert!(failed, "{text}");
+    assert!(!failed, "the code ran and failed: {text}");
+    assert!(
+        text.starts_with("the code exited with exit code 1\n"),
+        "{text}"
+    );
     assert!(text.contains("No module named 'iniconfig'"), "{text}");
 }
 

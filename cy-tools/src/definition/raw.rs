@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::annotations::ToolAnnotations;
 use super::erased::Definition;
 use super::meta::ToolMeta;
+use super::output::OutputSchema;
 use super::schema::Schema;
 use super::validate;
 use crate::BoxFuture;
@@ -47,6 +48,8 @@ pub struct RawToolDefinition<C: CapabilitySet = NoCapabilities> {
     schema_source: fn() -> Value,
     handler: RawHandler<C>,
     compiled: OnceLock<Result<Compiled, String>>,
+    output: Option<fn() -> Value>,
+    output_schema: OnceLock<OutputSchema>,
 }
 
 struct Compiled {
@@ -70,7 +73,41 @@ impl<C: CapabilitySet> RawToolDefinition<C> {
             schema_source: schema,
             handler,
             compiled: OnceLock::new(),
+            output: None,
+            output_schema: OnceLock::new(),
         }
+    }
+
+    /// Declares the schema of the structured JSON the tool returns (MCP `outputSchema`, made an
+    /// object as MCP requires: see [`OutputSchema`]), as
+    /// [`ToolDefinition::with_output_schema`](super::ToolDefinition::with_output_schema) does
+    /// for a typed tool. The body then answers a successful call with one
+    /// [`Content::json`](crate::call::Content::json) block that matches it.
+    ///
+    /// ```
+    /// use cy_tools::{BoxFuture, CallInfo, Ctx, ToolResult, definition::RawToolDefinition};
+    /// use cy_tools::definition::Definition;
+    /// use serde_json::{json, Value};
+    ///
+    /// fn schema() -> Value {
+    ///     json!({"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
+    /// }
+    /// fn output() -> Value {
+    ///     json!({"type": "object", "properties": {"bytes": {"type": "integer"}}, "required": ["bytes"]})
+    /// }
+    /// fn run<'a>(args: Value, _ctx: Ctx<'a>, _call: CallInfo<'a>) -> BoxFuture<'a, ToolResult> {
+    ///     let bytes = args["text"].as_str().unwrap_or_default().len();
+    ///     Box::pin(async move { ToolResult::json(json!({"bytes": bytes})) })
+    /// }
+    ///
+    /// static COUNT: RawToolDefinition =
+    ///     RawToolDefinition::new("count", "Counts bytes.", schema, run).with_output_schema(output);
+    /// assert_eq!(COUNT.output_schema().unwrap().value()["required"], json!(["bytes"]));
+    /// ```
+    #[must_use]
+    pub const fn with_output_schema(mut self, schema: fn() -> Value) -> Self {
+        self.output = Some(schema);
+        self
     }
 
     /// Sets the behaviour hints ([`ToolMeta::with_annotations`]).
@@ -121,6 +158,14 @@ impl<C: CapabilitySet> Definition for RawToolDefinition<C> {
 
     fn schema(&self) -> Result<&Schema, BindError> {
         self.compiled().map(|c| &c.schema)
+    }
+
+    fn output_schema(&self) -> Option<&OutputSchema> {
+        let schema = self.output?;
+        Some(
+            self.output_schema
+                .get_or_init(|| OutputSchema::new(schema())),
+        )
     }
 
     fn start<'a>(

@@ -92,7 +92,15 @@ async def check_builtin(client: Client) -> None:
     await check_common(client, ["execute_code", "list_directory", "read_file"])
     result = await client.call_tool("execute_code", {"code": "print(6*7)"})
     expect_equal("execute_code is_error", result.is_error, False)
-    expect_equal("execute_code text", texts(result), ["42"])
+    run = {"exit_code": 0, "stdout": "42\n", "stderr": "", "truncated": False}
+    # The text the model reads, then the text copy of the structured content (which the SDK
+    # checked against the declared output schema).
+    expect_equal("execute_code text", texts(result), ["42", json.dumps(run, separators=(",", ":"), sort_keys=True)])
+    expect_equal("execute_code structured content", result.structured_content, run)
+    # Code that ran and exited 1 is a normal result: its exit code is the answer.
+    result = await client.call_tool("execute_code", {"code": "import sys\nsys.exit(1)", "filename": None})
+    expect_equal("execute_code exit 1 is_error", result.is_error, False)
+    expect_equal("execute_code exit 1 code", result.structured_content["exit_code"], 1)
     # The code ran in the workspace: the file tools see what it wrote.
     result = await client.call_tool(
         "execute_code", {"code": "open('out.txt', 'w').write('written by code\\n')"}

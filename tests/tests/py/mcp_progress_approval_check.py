@@ -42,7 +42,11 @@ def expect(what: str, ok: bool, detail: Any = "") -> None:
 
 
 def text(result: Any) -> str:
-    return "\n".join(block.text for block in result.content)
+    """The text the model reads, without the text copy of a run's structured content."""
+    blocks = [block.text for block in result.content]
+    if result.structured_content is not None and len(blocks) > 1:
+        blocks = blocks[:-1]
+    return "\n".join(blocks)
 
 
 async def check_progress(params: StdioServerParameters, mode: str, workspace: Path) -> None:

@@ -30,33 +30,42 @@ on_each_backend! {
     }
 
     async fn an_exception_shows_its_traceback(backend: Backend) {
+        // The code ran and failed: a normal result, its traceback naming the workspace's files
+        // relative to its root and a fresh script as `<code>`, never by their host paths.
         let s = &session(backend);
         let code = "def f():\n    raise ValueError('bad value')\nprint('before')\nf()\n";
         let expected = |script: &str| {
             format!(
-                "the code failed with exit code 1\nstdout:\nbefore\nstderr:\nTraceback (most recent call last):\n  File \"{script}\", line 4, in <module>\n    f()\n  File \"{script}\", line 2, in f\n    raise ValueError('bad value')\nValueError: bad value"
+                "the code exited with exit code 1\nstdout:\nbefore\nstderr:\nTraceback (most recent call last):\n  File \"{script}\", line 4, in <module>\n    f()\n  File \"{script}\", line 2, in f\n    raise ValueError('bad value')\nValueError: bad value"
             )
         };
         assert_eq!(
-            s.failed(json!({"code": code, "filename": "main.py"})).await,
-            expected(&s.script("main.py"))
+            s.ok(json!({"code": code, "filename": "main.py"})).await,
+            expected("main.py")
         );
-        // Without a name, the traceback names the run's fresh file, which is gone after the run.
-        let text = s.failed(json!({"code": code})).await;
-        let start = text.find(&s.script(".cy-run-")).expect(&text);
-        let name = &text[start + s.script("").len()..];
-        let name = &name[..name.find('"').unwrap()];
-        assert!(name.len() == ".cy-run-.py".len() + 16, "{name}");
-        assert_eq!(text, expected(&s.script(name)));
-        assert!(!s.workspace.join(name).exists());
+        assert_eq!(s.ok(json!({"code": code})).await, expected("<code>"));
+        // A module of the workspace the code imports, and a file it cannot open.
+        std::fs::create_dir_all(s.workspace.join("lib")).unwrap();
+        std::fs::write(s.workspace.join("lib/helper.py"), "def f():\n    return open('missing.txt')\n").unwrap();
+        let text = s.ok(json!({"code": "from lib import helper\nhelper.f()"})).await;
+        assert!(text.contains("  File \"lib/helper.py\", line 2, in f\n"), "{text}");
+        assert!(text.ends_with("FileNotFoundError: [Errno 2] No such file or directory: 'missing.txt'"), "{text}");
+        let host = s.workspace.canonicalize().unwrap();
+        assert!(!text.contains(&*host.to_string_lossy()), "{text}");
     }
 
     async fn a_non_zero_exit_shows_both_streams_and_the_code(backend: Backend) {
         let s = &session(backend);
         let code = "import sys\nprint('partial')\nprint('giving up', file=sys.stderr)\nsys.exit(3)";
+        let result = s.run(json!({"code": code})).await;
+        assert!(!result.is_error, "the code ran: its exit code is the answer");
         assert_eq!(
-            s.failed(json!({"code": code})).await,
-            "the code failed with exit code 3\nstdout:\npartial\nstderr:\ngiving up"
+            crate::support::outcome::text(&result),
+            "the code exited with exit code 3\nstdout:\npartial\nstderr:\ngiving up"
+        );
+        assert_eq!(
+            crate::support::outcome::structured(&result).unwrap(),
+            &json!({"exit_code": 3, "stdout": "partial\n", "stderr": "giving up\n", "truncated": false})
         );
     }
 
@@ -123,7 +132,7 @@ on_each_backend! {
         let code = "import os\nprint(sorted(os.environ))\nprint(os.environ['HOME'] == os.getcwd())";
         assert_eq!(
             s.ok(json!({"code": code})).await,
-            "['HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR']\nTrue"
+            "['HOME', 'LANG', 'PATH', 'PWD', 'PYTHONPATH', 'TMPDIR']\nTrue"
         );
     }
 
@@ -145,7 +154,7 @@ on_each_backend! {
         );
         assert_eq!(
             s.failed(json!({"code": "print(1)", "timeout_ms": 0})).await,
-            "invalid arguments for `execute_code`: `timeout_ms`: 0 is less than the minimum of 1; valid fields are `code` (string, required), `filename` (string), `timeout_ms` (integer)"
+            "invalid arguments for `execute_code`: `timeout_ms`: 0 is less than the minimum of 1; valid fields are `code` (string, required), `filename` (string or null), `timeout_ms` (integer or null)"
         );
     }
 

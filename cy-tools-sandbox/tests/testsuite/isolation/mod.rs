@@ -67,7 +67,7 @@ pub(super) async fn call(tool: &BoundTool, args: serde_json::Value) -> String {
     let result = tool
         .execute(ToolCall::new("c", args), &CancellationToken::new())
         .await;
-    result.text_content()
+    crate::support::outcome::text(&result)
 }
 
 pub(super) fn tools(

@@ -184,7 +184,7 @@ impl Script {
     /// # Errors
     /// What differs, with the answer.
     pub fn check(&mut self, k: usize, call: &Call, result: &ToolResult) -> Result<(), String> {
-        let text = result.text_content();
+        let text = crate::support::outcome::text(result);
         let explain = |what: String| format!("{what}; the answer was: {}", clip(&text));
         let fail = |what: String| Err(explain(what));
         // What later steps work on, whatever this call's outcome.

@@ -62,7 +62,7 @@ fn a_call_whose_server_restarts_under_it_is_recorded_once() {
         tokio::time::sleep(Duration::from_secs(3)).await;
         tokio::task::block_in_place(|| server.up());
         let result = call.await.unwrap();
-        assert_eq!(result.text_content(), "slept");
+        assert_eq!(crate::support::outcome::text(&result), "slept");
         println!("server down for {:?}", down.elapsed());
         let calls: Vec<String> = session
             .entries()
@@ -140,7 +140,7 @@ fn a_server_gone_past_the_retry_window_is_reported_with_what_to_check() {
                 &cancel,
             )
             .await;
-        assert!(!wrote.is_error, "{}", wrote.text_content());
+        assert!(!wrote.is_error, "{}", crate::support::outcome::text(&wrote));
 
         tokio::task::block_in_place(|| server.up());
         let resumed = factory.resume("s-1").await.unwrap();

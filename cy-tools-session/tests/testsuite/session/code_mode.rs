@@ -61,7 +61,7 @@ fn the_factory_honours_code_mode_for_local_and_remote_executors() {
                     &cancel,
                 )
                 .await;
-            assert!(!wrote.is_error, "{}", wrote.text_content());
+            assert!(!wrote.is_error, "{}", crate::support::outcome::text(&wrote));
             let ran = session
                 .execute(
                     "execute_code",
@@ -69,7 +69,11 @@ fn the_factory_honours_code_mode_for_local_and_remote_executors() {
                     &cancel,
                 )
                 .await;
-            assert_eq!(ran.text_content(), format!("     1\t{id}"), "{id}");
+            assert_eq!(
+                crate::support::outcome::text(&ran),
+                format!("     1\t{id}"),
+                "{id}"
+            );
             // The nested call is in the session's log, under the call that ran the code.
             let nested: Vec<(String, Option<String>)> = session
                 .entries()
@@ -93,7 +97,11 @@ fn the_factory_honours_code_mode_for_local_and_remote_executors() {
                     &cancel,
                 )
                 .await;
-            assert_eq!(again.text_content(), format!("     1\t{id}"), "{id}");
+            assert_eq!(
+                crate::support::outcome::text(&again),
+                format!("     1\t{id}"),
+                "{id}"
+            );
         }
 
         // Off (the default): no module.
@@ -111,12 +119,13 @@ fn the_factory_honours_code_mode_for_local_and_remote_executors() {
                 &cancel,
             )
             .await;
-        assert!(ran.is_error);
+        // The code ran and failed to import it: a normal result with its exit code.
+        assert!(!ran.is_error);
         assert!(
-            ran.text_content()
+            crate::support::outcome::text(&ran)
                 .contains("ModuleNotFoundError: No module named 'cy_sdk'"),
             "{}",
-            ran.text_content()
+            crate::support::outcome::text(&ran)
         );
         let description = plain.tools().get("execute_code").unwrap().description();
         assert!(!description.contains("cy_sdk"), "{description}");
@@ -169,8 +178,8 @@ print(json.dumps(out))
         let ran = session
             .execute("execute_code", ToolCall::new("c", json!({ "code": code })), &CancellationToken::new())
             .await;
-        assert!(!ran.is_error, "{}", ran.text_content());
-        let out: Vec<String> = serde_json::from_str(&ran.text_content()).unwrap();
+        assert!(!ran.is_error, "{}", crate::support::outcome::text(&ran));
+        let out: Vec<String> = serde_json::from_str(&crate::support::outcome::text(&ran)).unwrap();
         assert_eq!(out.len(), 3, "{out:?}");
         assert_eq!(
             out[0],
@@ -229,12 +238,12 @@ fn the_hosts_approval_policy_reaches_the_codes_calls() {
         let ran = session
             .execute("execute_code", call, &CancellationToken::new())
             .await;
-        assert!(!ran.is_error, "{}", ran.text_content());
+        assert!(!ran.is_error, "{}", crate::support::outcome::text(&ran));
         assert!(
-            ran.text_content()
+            crate::support::outcome::text(&ran)
                 .starts_with("refused: the call to `write_file` was not run: a person declined it"),
             "{}",
-            ran.text_content()
+            crate::support::outcome::text(&ran)
         );
         assert!(!dir.path().join("w/a.txt").exists());
     });

@@ -46,9 +46,9 @@ fn ten_concurrent_sessions_do_not_cross_talk() {
         }
         for handle in handles {
             let (id, session, results) = handle.await.unwrap();
-            assert_eq!(results[1].text_content(), id, "execute_code ran in its own workspace");
-            assert_eq!(results[2].text_content(), format!("     1\t{id}"));
-            let listing = results[3].text_content();
+            assert_eq!(crate::support::outcome::text(&results[1]), id, "execute_code ran in its own workspace");
+            assert_eq!(crate::support::outcome::text(&results[2]), format!("     1\t{id}"));
+            let listing = crate::support::outcome::text(&results[3]);
             for other in (0..10).map(|n| format!("s-{n}")).filter(|o| *o != id) {
                 assert!(!listing.contains(&other), "{id} sees {other}: {listing}");
             }

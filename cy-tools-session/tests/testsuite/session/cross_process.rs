@@ -61,11 +61,11 @@ async fn role(role: &str, dir: &Path) {
                 &cancel,
             )
             .await;
-        assert!(!wrote.is_error, "{}", wrote.text_content());
+        assert!(!wrote.is_error, "{}", crate::support::outcome::text(&wrote));
         let ran = session
             .execute("execute_code", call("c2", json!({"code": "echo made by code > made.txt; echo done", "filename": "make.sh"})), &cancel)
             .await;
-        assert_eq!(ran.text_content(), "done");
+        assert_eq!(crate::support::outcome::text(&ran), "done");
         let bad = session
             .execute(
                 "read_file",
@@ -82,8 +82,8 @@ async fn role(role: &str, dir: &Path) {
             let read = session
                 .execute("read_file", call(id, json!({"path": path})), &cancel)
                 .await;
-            assert!(!read.is_error, "{}", read.text_content());
-            seen.push(read.text_content());
+            assert!(!read.is_error, "{}", crate::support::outcome::text(&read));
+            seen.push(crate::support::outcome::text(&read));
         }
         (session, seen)
     };

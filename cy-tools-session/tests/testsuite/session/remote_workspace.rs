@@ -43,8 +43,12 @@ async fn role(role: &str, dir: &Path, url: &str) {
         async move {
             let session = factory.resume(SESSION).await.unwrap();
             let result = session.execute(tool, ToolCall::new(id, args), cancel).await;
-            assert!(!result.is_error, "{tool}: {}", result.text_content());
-            result.text_content()
+            assert!(
+                !result.is_error,
+                "{tool}: {}",
+                crate::support::outcome::text(&result)
+            );
+            crate::support::outcome::text(&result)
         }
     };
     if role == "create" {
@@ -71,7 +75,7 @@ async fn role(role: &str, dir: &Path, url: &str) {
                 &cancel,
             )
             .await;
-        assert!(!wrote.is_error, "{}", wrote.text_content());
+        assert!(!wrote.is_error, "{}", crate::support::outcome::text(&wrote));
         assert_eq!(
             run(
                 "execute_code",
@@ -178,7 +182,7 @@ fn a_child_of_a_remote_session_works_and_runs_code_in_its_folder_there() {
                 &cancel,
             )
             .await;
-        assert!(!wrote.is_error, "{}", wrote.text_content());
+        assert!(!wrote.is_error, "{}", crate::support::outcome::text(&wrote));
         let ran = child
             .execute(
                 "execute_code",
@@ -188,7 +192,7 @@ fn a_child_of_a_remote_session_works_and_runs_code_in_its_folder_there() {
             .await;
         let folder = server.root.join("s-parent/subagents/worker-1");
         assert_eq!(
-            ran.text_content(),
+            crate::support::outcome::text(&ran),
             format!("the child's\n{}", folder.display())
         );
         assert!(folder.join("mine.txt").exists());
@@ -202,7 +206,7 @@ fn a_child_of_a_remote_session_works_and_runs_code_in_its_folder_there() {
                 &cancel,
             )
             .await;
-        assert_eq!(read.text_content(), "     1\tthe child's");
+        assert_eq!(crate::support::outcome::text(&read), "     1\tthe child's");
     });
     assert!(!dir.path().join("worker").exists());
 }
@@ -233,6 +237,6 @@ fn a_remote_executor_spec_stored_before_workspace_hosts_resumes_with_its_local_f
                 &CancellationToken::new(),
             )
             .await;
-        assert_eq!(read.text_content(), "     1\tleft here");
+        assert_eq!(crate::support::outcome::text(&read), "     1\tleft here");
     });
 }
