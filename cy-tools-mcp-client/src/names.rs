@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 /// ```
 /// use cy_tools_mcp_client::session_name;
 /// assert_eq!(session_name("time", "get_current_time"), "time__get_current_time");
-/// assert_eq!(session_name("gh", "issues/create"), "gh__issues_create-1a2f5b1c");
+/// assert_eq!(session_name("gh", "issues/create"), "gh__issues_create-ee7a18aa");
 /// ```
 pub fn session_name(server: &str, tool: &str) -> String {
     let plain = format!("{server}__{tool}");
