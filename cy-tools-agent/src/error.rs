@@ -85,3 +85,10 @@ impl From<AgentError> for ServiceError {
         ServiceError::new(kind, err.message.clone()).with_source(err)
     }
 }
+
+impl From<cy_tools_http_client::HttpSetupError> for AgentError {
+    /// A client that cannot be set up is the operator's setting to fix: a usage error.
+    fn from(err: cy_tools_http_client::HttpSetupError) -> Self {
+        AgentError::usage(err.to_string())
+    }
+}

@@ -10,8 +10,7 @@ use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue, RETRY_AFTER};
 
 use super::error::AgentError;
-use super::proxy::Proxies;
-use super::trust::{CaFile, tls_config};
+use cy_tools_http_client::{CaFile, Proxies, proxies_from_env, tls_config};
 
 /// How long connecting (TCP, a proxy's tunnel and TLS) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -218,7 +217,7 @@ impl Client {
         var: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Client, AgentError> {
         let tls = tls_config(ca_file.as_ref())?;
-        let proxies: Proxies = super::proxy::from_env(var)?;
+        let proxies: Proxies = proxies_from_env(var)?;
         // `no_proxy` first: the proxies are the ones read here, not reqwest's own reading.
         let mut builder = reqwest::Client::builder()
             .no_proxy()
@@ -331,7 +330,7 @@ pub(crate) fn blocking_client(
     timeout: Duration,
 ) -> Result<reqwest::blocking::Client, AgentError> {
     let tls = tls_config(ca_file.as_ref())?;
-    let proxies = super::proxy::from_env(var)?;
+    let proxies = proxies_from_env(var)?;
     std::thread::spawn(move || {
         let mut builder = reqwest::blocking::Client::builder()
             .no_proxy()

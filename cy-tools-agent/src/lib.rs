@@ -37,14 +37,12 @@ mod openai;
 #[cfg(feature = "otel")]
 pub mod otel;
 mod provider;
-mod proxy;
 mod run;
 mod runner;
 mod sampler;
 mod spans;
 mod sse;
 mod transcript;
-mod trust;
 mod turn_budget;
 
 pub use config::{

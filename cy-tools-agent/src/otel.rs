@@ -28,7 +28,7 @@ use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::registry::LookupSpan;
 
 use super::error::AgentError;
-use super::trust::CaFile;
+use cy_tools_http_client::CaFile;
 
 /// How long one export may take before it is given up on.
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -115,7 +115,7 @@ impl Otel {
                 "the OTLP endpoint `{endpoint}` (from {named_by}) is not an http:// or https:// URL; set it to a collector's OTLP/HTTP address, like `http://127.0.0.1:4318`, or unset it"
             )));
         }
-        let ca_file = CaFile::choose(None, var);
+        let ca_file = CaFile::choose(None, "", var);
         let client = super::http::blocking_client(ca_file, var, EXPORT_TIMEOUT)?;
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()

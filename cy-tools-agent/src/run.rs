@@ -24,7 +24,10 @@ use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nul
 use super::sampler::LoopAsker;
 use super::spans;
 use super::transcript::{Message, ModelCall, Usage};
-use super::trust::CaFile;
+use cy_tools_http_client::CaFile;
+
+/// Where a CA file the loop trusts is set, for the messages about it.
+const CA_FILE_SETTING: &str = "`AgentConfig::ca_file` (`--ca-file`)";
 use super::turn_budget::{Overrun, TurnBudget};
 
 /// How a run ended, when it did not fail.
@@ -152,7 +155,7 @@ impl Agent {
             cy_tools::session::ModelProvider::OpenAi => Arc::new(OpenAi),
             cy_tools::session::ModelProvider::Anthropic => Arc::new(Anthropic),
         };
-        let ca_file = CaFile::choose(config.ca_file.as_deref(), var);
+        let ca_file = CaFile::choose(config.ca_file.as_deref(), CA_FILE_SETTING, var);
         let client = Client::new(ca_file, var)?;
         Ok(Agent {
             config,

@@ -8,8 +8,10 @@ use cy_tools::ToolResult;
 use cy_tools::session::McpServerSpec;
 use cy_tools_sandbox::{SandboxView, ServerOptions, ServerProcess};
 use rmcp::ServiceExt as _;
-use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::model::{CallToolRequestParams, ClientRequest, RequestNoParam, Tool};
 use rmcp::service::{Peer, RoleClient, RunningService, ServiceError};
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Map, Value};
 
 use cy_tools::call::Asker;
@@ -20,14 +22,17 @@ use crate::upstream::{Askers, Handler};
 /// The longest wait between two starts of a server that keeps dying.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
+/// How often a server is pinged while a call of it runs, and how long the ping may take.
+const LIVENESS_EVERY: Duration = Duration::from_secs(3);
+
 /// The first wait after a server died.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 
-/// A running server: the process and the protocol over it.
+/// A running server: the protocol, and the process under it for a local server.
 struct Live {
     /// Dropped after `service`, so the process is killed once the protocol has stopped.
     service: RunningService<RoleClient, Handler>,
-    process: ServerProcess,
+    process: Option<ServerProcess>,
     /// Which start of the server this is, so a call that saw it fail discards this one only.
     generation: u64,
 }
@@ -77,10 +82,15 @@ impl Server {
     async fn peer(&self) -> Result<(Peer<RoleClient>, u64), String> {
         let mut live = self.live.lock().await;
         if let Some(running) = live.as_mut() {
-            if !running.service.is_closed() && !running.process.exited() {
+            let exited = running.process.as_mut().is_some_and(ServerProcess::exited);
+            if !running.service.is_closed() && !exited {
                 return Ok((running.service.peer().clone(), running.generation));
             }
-            let said = running.process.stderr_tail();
+            let said = running
+                .process
+                .as_ref()
+                .map(ServerProcess::stderr_tail)
+                .unwrap_or_default();
             tracing::warn!(server = self.name(), %said, "MCP server stopped; starting it again");
             *self.stopped.lock().unwrap_or_else(|e| e.into_inner()) = Some(said);
             *live = None;
@@ -100,7 +110,8 @@ impl Server {
         if live.as_ref().is_some_and(|l| l.generation == generation) {
             let said = live
                 .as_ref()
-                .map(|l| l.process.stderr_tail())
+                .and_then(|l| l.process.as_ref())
+                .map(ServerProcess::stderr_tail)
                 .unwrap_or_default();
             *self.stopped.lock().unwrap_or_else(|e| e.into_inner()) = Some(said);
             *live = None;
@@ -134,8 +145,75 @@ impl Server {
             .last_start = Some(Instant::now());
     }
 
-    /// Starts the server and opens the protocol, within its startup timeout.
+    /// Starts the server (or connects to it) and opens the protocol, within its startup
+    /// timeout.
     async fn start(&self) -> Result<Live, String> {
+        let handler = Handler {
+            server: self.name().to_string(),
+            askers: std::sync::Arc::clone(&self.askers),
+        };
+        match &self.spec.url {
+            Some(url) => self.connect(url, handler).await,
+            None => self.start_local(handler).await,
+        }
+    }
+
+    /// Connects to the server at `url` over streamable HTTP, through the shared HTTPS client
+    /// (its proxies and trusted roots).
+    async fn connect(&self, url: &str, handler: Handler) -> Result<Live, String> {
+        let name = self.name();
+        let var = |name: &str| std::env::var(name).ok();
+        let ca_file = cy_tools_http_client::CaFile::choose(None, "", &var);
+        let (builder, _) = cy_tools_http_client::builder(ca_file.as_ref(), &var)
+            .map_err(|err| format!("MCP server `{name}` cannot be reached: {err}"))?;
+        let client = builder.build().map_err(|err| {
+            format!("MCP server `{name}`: the HTTP client could not be set up ({err})")
+        })?;
+        let mut config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
+        if let Some(var) = &self.spec.bearer_env {
+            let Ok(token) = std::env::var(var) else {
+                return Err(format!(
+                    "MCP server `{name}`'s token is to be in the host variable `{var}`, which is not set here; set it on this worker, or remove `bearer_env`"
+                ));
+            };
+            config = config.auth_header(token);
+        }
+        let transport = StreamableHttpClientTransport::with_client(client, config);
+        let timeout = self.spec.startup_timeout();
+        match tokio::time::timeout(timeout, handler.serve(transport)).await {
+            Ok(Ok(service)) => {
+                tracing::info!(server = name, url, "MCP server connected");
+                Ok(self.live(service, None))
+            }
+            Ok(Err(err)) => Err(format!(
+                "MCP server `{name}` at `{url}` did not complete the MCP handshake ({err}); check its `url` and its token"
+            )),
+            Err(_) => Err(format!(
+                "MCP server `{name}` at `{url}` did not complete the MCP handshake within {}s; check that it is up, or raise its `startup_timeout_secs`",
+                timeout.as_secs()
+            )),
+        }
+    }
+
+    /// A running start of the server, numbered.
+    fn live(
+        &self,
+        service: RunningService<RoleClient, Handler>,
+        process: Option<ServerProcess>,
+    ) -> Live {
+        let generation = self
+            .starts
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Live {
+            service,
+            process,
+            generation,
+        }
+    }
+
+    /// Starts the local server confined in the session's sandbox and opens the protocol over
+    /// its stdin and stdout.
+    async fn start_local(&self, handler: Handler) -> Result<Live, String> {
         let name = self.name();
         let mut env = Vec::with_capacity(self.spec.env.len());
         for var in &self.spec.env {
@@ -165,21 +243,10 @@ impl Server {
             ));
         };
         let timeout = self.spec.startup_timeout();
-        let handler = Handler {
-            server: name.to_string(),
-            askers: std::sync::Arc::clone(&self.askers),
-        };
         match tokio::time::timeout(timeout, handler.serve((stdout, stdin))).await {
             Ok(Ok(service)) => {
                 tracing::info!(server = name, pid = process.pid(), "MCP server started");
-                let generation = self
-                    .starts
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                Ok(Live {
-                    service,
-                    process,
-                    generation,
-                })
+                Ok(self.live(service, Some(process)))
             }
             Ok(Err(err)) => Err(format!(
                 "MCP server `{name}` did not complete the MCP handshake ({err}){}; check its `command` and `args`",
@@ -229,7 +296,41 @@ impl Server {
         };
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = Some(arguments);
-        match peer.call_tool(params).await {
+        // A server that stopped answering (an HTTP server that restarted and answers the old
+        // session with an error no request can be matched to, a process stuck) would leave
+        // the call waiting until its timeout: while it runs, the server is pinged, and a ping
+        // without any answer, or a transport seen closed, ends the call.
+        let watched = async {
+            let mut every = tokio::time::interval(LIVENESS_EVERY);
+            every.tick().await;
+            loop {
+                every.tick().await;
+                if peer.is_transport_closed() {
+                    return "its connection closed";
+                }
+                let ping = ClientRequest::PingRequest(RequestNoParam {
+                    method: Default::default(),
+                    extensions: Default::default(),
+                });
+                // Any answer, an error included, shows it is there.
+                if tokio::time::timeout(LIVENESS_EVERY, peer.send_request(ping))
+                    .await
+                    .is_err()
+                {
+                    return "it stopped answering (a ping went unanswered)";
+                }
+            }
+        };
+        let answer = tokio::select! {
+            answer = peer.call_tool(params) => answer,
+            why = watched => {
+                let said = self.stopped_saying(generation).await;
+                return ToolResult::error(format!(
+                    "MCP server `{name}` stopped while `{tool}` ran ({why}){said}; it is started again for the next call, so call it again if it is safe to"
+                ));
+            }
+        };
+        match answer {
             Ok(answer) => to_result(answer),
             Err(ServiceError::McpError(err)) => ToolResult::error(format!(
                 "MCP server `{name}` refused the call to `{tool}`: {}",

@@ -2,7 +2,9 @@
 //!
 //! A session spec names its MCP servers ([`McpServerSpec`](cy_tools::session::McpServerSpec):
 //! a program spoken to over its stdin and stdout, the host variables it receives by name,
-//! which of its tools the session gets, what it may read, whether it may use the network).
+//! which of its tools the session gets, what it may read, whether it may use the network; or a
+//! streamable HTTP endpoint, reached through `cy-tools-http-client`, with the host variable
+//! holding its bearer token).
 //! [`McpServers::start`] starts them all at once, each confined in the session's sandbox like
 //! `terminal`'s commands (the workspace, a private temporary folder, the system folders and
 //! its own read-only folders; no network unless its entry allows it; memory and processes
@@ -13,8 +15,10 @@
 //! under the session's hooks, approval policy (a server's tools count as destructive unless
 //! its entry trusts their annotations), result limits, cancellation (sent to the server as
 //! `notifications/cancelled`) and a per-call timeout (300 s unless the entry says otherwise).
-//! A server that died is started again for the next call, with backoff, and the calls it
-//! dropped answer an error naming it. The servers are killed with the session.
+//! A server that died, or stopped answering its pings while a call ran, is started again (or
+//! reconnected) for the next call, with backoff, and the calls it dropped answer an error
+//! naming it. What a server asks while it runs a call (sampling, elicitation) goes to whoever
+//! the call's host asks. The servers are killed with the session.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {

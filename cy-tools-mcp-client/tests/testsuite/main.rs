@@ -5,6 +5,7 @@
 
 mod everything;
 mod faults;
+mod http;
 mod reference;
 mod support;
 mod time;

@@ -12,9 +12,10 @@ pub const DEFAULT_MCP_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 pub const DEFAULT_MCP_CALL_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// An MCP server in a session spec: a local program spoken to over its stdin and stdout, which
-/// the session starts confined in its sandbox. Its tools join the session as
-/// `{name}__{tool}`. The spec names the host variables the server may receive, never their
-/// values, so a stored spec carries no secret.
+/// the session starts confined in its sandbox (`command`), or a server reached over streamable
+/// HTTP (`url`, with the bearer token in the host variable `bearer_env`). Its tools join the
+/// session as `{name}__{tool}`. The spec names the host variables the server may receive (and
+/// the one holding a token), never their values, so a stored spec carries no secret.
 ///
 /// ```
 /// use cy_tools::session::McpServerSpec;
@@ -36,11 +37,21 @@ pub struct McpServerSpec {
     /// Its name in the session, the prefix of its tools' names: 1 to 32 ASCII letters, digits
     /// or `-`, unique in the session.
     pub name: String,
-    /// The program (run with `/bin/sh -c` after quoting, in the session's workspace).
+    /// The program (run with `/bin/sh -c` after quoting, in the session's workspace); empty
+    /// for a server reached by `url`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub command: String,
     /// Its arguments.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub args: Vec<String>,
+    /// The streamable HTTP endpoint of a server reached over the network (`https://…/mcp`),
+    /// instead of a `command`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The host variable holding the bearer token sent to `url` (its value is read on the
+    /// worker that connects).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bearer_env: Option<String>,
     /// The names of the host's environment variables it receives (their values are read on
     /// the worker that starts it). Nothing else of the host's environment reaches it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -85,18 +96,49 @@ impl McpServerSpec {
                 "MCP server name `{name}` is not valid: use 1 to 32 ASCII letters, digits or `-` (its tools are named `{name}__<tool>`)"
             ));
         }
-        if self.command.trim().is_empty() {
-            return Some(format!(
-                "MCP server `{name}` has no `command`; give the program that serves MCP on its stdin and stdout"
-            ));
+        match (&self.url, self.command.trim().is_empty()) {
+            (None, true) => {
+                return Some(format!(
+                    "MCP server `{name}` has no `command` and no `url`; give the program that serves MCP on its stdin and stdout, or its streamable HTTP endpoint"
+                ));
+            }
+            (Some(_), false) => {
+                return Some(format!(
+                    "MCP server `{name}` has both `command` and `url`; give one: a local program or a server's endpoint"
+                ));
+            }
+            (Some(url), true) => {
+                if !(url.starts_with("https://") || url.starts_with("http://")) {
+                    return Some(format!(
+                        "MCP server `{name}`'s `url` `{url}` is not an http:// or https:// URL; give its streamable HTTP endpoint"
+                    ));
+                }
+                if !self.args.is_empty()
+                    || !self.env.is_empty()
+                    || !self.read_only.is_empty()
+                    || self.network
+                {
+                    return Some(format!(
+                        "MCP server `{name}` is reached by `url`, so `args`, `env`, `read_only` and `network` (which start and confine a local program) do not apply; remove them"
+                    ));
+                }
+            }
+            (None, false) => {
+                if self.bearer_env.is_some() {
+                    return Some(format!(
+                        "MCP server `{name}` is a local program, so `bearer_env` (a token sent to a `url`) does not apply; remove it, or pass the token by name in `env`"
+                    ));
+                }
+            }
         }
         if let Some(var) = self
             .env
             .iter()
+            .chain(self.bearer_env.as_ref())
             .find(|v| v.is_empty() || v.contains(['=', '\0']))
         {
             return Some(format!(
-                "MCP server `{name}`'s `env` lists `{var}`, which is not a variable name; list the names of the host variables it receives"
+                "MCP server `{name}` names `{var}` as a host variable, which is not a variable name; give the names of host variables"
             ));
         }
         if self.startup_timeout_secs == Some(0) || self.call_timeout_secs == Some(0) {

@@ -1,26 +1,27 @@
-//! The proxies the loop's requests go through: `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` (or
+//! The proxies a client's requests go through: `HTTPS_PROXY`, `HTTP_PROXY` and `ALL_PROXY` (or
 //! their lowercase forms), hosts in `NO_PROXY` excepted, as curl reads them. Read here rather
 //! than left to reqwest, which skips a value it cannot parse without a word: a mistyped proxy
 //! would send the requests straight out, where a company network drops them.
 
-use super::error::AgentError;
+use crate::HttpSetupError;
 
 /// The proxies of a client, and what a message says of each.
 #[derive(Debug, Default)]
-pub(crate) struct Proxies {
-    pub(crate) list: Vec<reqwest::Proxy>,
+pub struct Proxies {
+    /// The proxies, in the order they are tried.
+    pub list: Vec<reqwest::Proxy>,
     /// The proxy of `https://` requests, for messages: its URL without credentials and the
     /// variable it came from.
-    pub(crate) https: Option<String>,
+    pub https: Option<String>,
     /// The same for `http://` requests.
-    pub(crate) http: Option<String>,
+    pub http: Option<String>,
 }
 
 /// The proxies the environment (read with `var`) names.
 ///
 /// # Errors
 /// A variable holds something that is not an `http://` or `https://` proxy URL.
-pub(crate) fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<Proxies, AgentError> {
+pub fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<Proxies, HttpSetupError> {
     let first = |names: [&'static str; 2]| {
         names.into_iter().find_map(|name| {
             var(name)
@@ -61,7 +62,7 @@ pub(crate) fn from_env(var: &dyn Fn(&str) -> Option<String>) -> Result<Proxies, 
 }
 
 /// `value` as a proxy URL; without a scheme it is `http://`, as curl takes it.
-fn parse(name: &str, value: &str) -> Result<reqwest::Url, AgentError> {
+fn parse(name: &str, value: &str) -> Result<reqwest::Url, HttpSetupError> {
     let text = if value.contains("://") {
         value.to_string()
     } else {
@@ -81,9 +82,9 @@ fn parse(name: &str, value: &str) -> Result<reqwest::Url, AgentError> {
     Ok(url)
 }
 
-fn bad(name: &str, value: &str, why: &str) -> AgentError {
+fn bad(name: &str, value: &str, why: &str) -> HttpSetupError {
     let shown = reqwest::Url::parse(value).map_or_else(|_| value.to_string(), |u| redacted(&u));
-    AgentError::usage(format!(
+    HttpSetupError::new(format!(
         "the proxy in `{name}` (`{shown}`) cannot be used: {why}; set it to a URL like `http://proxy.example.com:3128`, or unset it"
     ))
 }
