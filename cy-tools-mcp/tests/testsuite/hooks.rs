@@ -11,8 +11,6 @@ use cy_tools::prelude::*;
 use cy_tools_sandbox::LocalSandbox;
 use serde_json::json;
 
-use crate::support::mcp_client::Peer;
-
 /// Answers `bytes` bytes of `x`.
 #[tool(read_only, open_world = false)]
 async fn ten_megabytes(
@@ -51,15 +49,7 @@ async fn a_refusal_and_a_cut_result_reach_the_client() {
     let tools = ToolRegistry::linked()
         .unwrap()
         .build(&["ten_megabytes", "list_directory"], &context);
-    let (client_out, server_in) = tokio::io::duplex(1 << 16);
-    let (server_out, client_in) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        cy_tools_mcp::serve(tools, server_in, server_out)
-            .await
-            .unwrap();
-    });
-    let mut peer = Peer::new(client_out, client_in);
-    peer.initialize().await;
+    let mut peer = crate::in_process::serve(tools).await;
 
     let response = peer
         .request(
@@ -134,15 +124,7 @@ async fn a_rewrite_a_failing_hook_and_a_stuck_one_reach_the_client() {
     let tools = ToolRegistry::linked()
         .unwrap()
         .build(&["ten_megabytes"], &context);
-    let (client_out, server_in) = tokio::io::duplex(1 << 16);
-    let (server_out, client_in) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        cy_tools_mcp::serve(tools, server_in, server_out)
-            .await
-            .unwrap();
-    });
-    let mut peer = Peer::new(client_out, client_in);
-    peer.initialize().await;
+    let mut peer = crate::in_process::serve(tools).await;
     let mut text = async |id: u64, bytes: u64| {
         let response = peer
             .call(id, "ten_megabytes", json!({"bytes": bytes}))

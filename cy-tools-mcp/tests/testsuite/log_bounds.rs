@@ -48,15 +48,7 @@ async fn a_long_message_is_cut_and_a_flood_is_bounded() {
     let tools = ToolRegistry::linked()
         .unwrap()
         .build(&["chatter"], &context);
-    let (client_out, server_in) = tokio::io::duplex(1 << 16);
-    let (server_out, client_in) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        cy_tools_mcp::serve(tools, server_in, server_out)
-            .await
-            .unwrap();
-    });
-    let mut peer = Peer::new(client_out, client_in);
-    peer.initialize().await;
+    let mut peer = crate::in_process::serve(tools).await;
     peer.request(2, "logging/setLevel", json!({"level": "info"}))
         .await;
 

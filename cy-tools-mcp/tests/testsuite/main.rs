@@ -15,6 +15,7 @@ mod hooks;
 mod http;
 #[cfg(feature = "http")]
 mod http_authorization;
+mod in_process;
 mod log_bounds;
 mod server;
 mod trace;

@@ -14,8 +14,6 @@ use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::{Context, SubscriberExt};
 use tracing_subscriber::{Layer, registry::LookupSpan};
 
-use crate::support::mcp_client::Peer;
-
 /// A span as made: its target, its `otel.name`, its parent's, and its request id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Made {
@@ -87,15 +85,7 @@ async fn a_tool_call_span_is_a_child_of_its_request_span() {
     let tools = ToolRegistry::linked()
         .unwrap()
         .build(&["list_directory"], &context);
-    let (client_out, server_in) = tokio::io::duplex(1 << 16);
-    let (server_out, client_in) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        cy_tools_mcp::serve(tools, server_in, server_out)
-            .await
-            .unwrap();
-    });
-    let mut peer = Peer::new(client_out, client_in);
-    peer.initialize().await;
+    let mut peer = crate::in_process::serve(tools).await;
     let response = peer
         .request(
             7,
