@@ -22,6 +22,9 @@ use crate::upstream::{Askers, Handler};
 /// The longest wait between two starts of a server that keeps dying.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
+/// How long a server that failed to start is given to finish writing why, on stderr.
+const STDERR_WAIT: Duration = Duration::from_secs(2);
+
 /// How often a server is pinged while a call of it runs, and how long the ping may take.
 const LIVENESS_EVERY: Duration = Duration::from_secs(3);
 
@@ -248,14 +251,15 @@ impl Server {
                 tracing::info!(server = name, pid = process.pid(), "MCP server started");
                 Ok(self.live(service, Some(process)))
             }
+            // What it wrote to stderr says why, once it has all been read.
             Ok(Err(err)) => Err(format!(
                 "MCP server `{name}` did not complete the MCP handshake ({err}){}; check its `command` and `args`",
-                said(&process)
+                clause(&process.final_stderr(STDERR_WAIT).await)
             )),
             Err(_) => Err(format!(
                 "MCP server `{name}` did not complete the MCP handshake within {}s{}; check its command, or raise its `startup_timeout_secs`",
                 timeout.as_secs(),
-                said(&process)
+                clause(&process.stderr_tail())
             )),
         }
     }
@@ -408,11 +412,6 @@ fn with_base_interpreters(read_only: &[String]) -> Vec<std::path::PathBuf> {
         }
     }
     paths
-}
-
-/// `; it said: …` with the last line of `tail`, or nothing.
-fn said(process: &ServerProcess) -> String {
-    clause(&process.stderr_tail())
 }
 
 fn clause(tail: &str) -> String {

@@ -70,6 +70,8 @@ pub struct ServerProcess {
     pid: u32,
     stdio: Option<(ChildStdin, ChildStdout)>,
     stderr: Arc<Mutex<VecDeque<u8>>>,
+    /// The task draining stderr, which ends when every process holding it has exited.
+    drain: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl ServerProcess {
@@ -90,6 +92,15 @@ impl ServerProcess {
         let mut bytes = a.to_vec();
         bytes.extend_from_slice(b);
         String::from_utf8_lossy(&bytes).trim().to_string()
+    }
+
+    /// The tail of stderr once the server is done writing it (it exited), waiting at most
+    /// `within` for that: what a server that failed to start said, whole.
+    pub async fn final_stderr(&mut self, within: std::time::Duration) -> String {
+        if let Some(drain) = self.drain.take() {
+            let _ = tokio::time::timeout(within, drain).await;
+        }
+        self.stderr_tail()
     }
 
     /// Whether it has exited (then it is reaped).
@@ -166,7 +177,7 @@ impl SandboxView {
         } = command::start(command, &launch)?;
         let stdio = child.stdin.take().zip(child.stdout.take());
         let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
-        if let Some(mut pipe) = child.stderr.take() {
+        let drain = child.stderr.take().map(|mut pipe| {
             let tail = Arc::clone(&stderr);
             tokio::spawn(async move {
                 let mut buf = [0u8; 1024];
@@ -179,14 +190,15 @@ impl SandboxView {
                     let over = tail.len().saturating_sub(STDERR_TAIL);
                     tail.drain(..over);
                 }
-            });
-        }
+            })
+        });
         Ok(ServerProcess {
             group,
             child,
             pid,
             stdio,
             stderr,
+            drain,
         })
     }
 }
