@@ -15,6 +15,21 @@
 mod proxy;
 mod trust;
 
+/// An environment of fixed variables, for the tests of what reads one.
+#[cfg(test)]
+mod test_env {
+    pub(crate) fn env(
+        pairs: &'static [(&'static str, &'static str)],
+    ) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| v.to_string())
+        }
+    }
+}
+
 pub use proxy::{Proxies, from_env as proxies_from_env};
 pub use trust::{CaFile, tls_config};
 

@@ -101,15 +101,7 @@ fn redacted(url: &reqwest::Url) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        }
-    }
+    use crate::test_env::env;
 
     #[test]
     fn proxies_are_read_as_curl_reads_them() {

@@ -111,15 +111,7 @@ pub fn tls_config(ca_file: Option<&CaFile>) -> Result<rustls::ClientConfig, Http
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
-        move |name| {
-            pairs
-                .iter()
-                .find(|(k, _)| *k == name)
-                .map(|(_, v)| v.to_string())
-        }
-    }
+    use crate::test_env::env;
 
     #[test]
     fn the_configured_file_comes_before_ssl_cert_file() {

@@ -9,7 +9,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::{Value, json};
 
-fn cy_tools(dir: &Path, args: &[&str]) -> Output {
+/// `cy-tools ARGS` in `dir`, with no log or store from the environment (the hook suites').
+pub(super) fn cy_tools(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_cy-tools"))
         .args(args)
         .current_dir(dir)

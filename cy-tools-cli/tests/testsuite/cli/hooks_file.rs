@@ -3,22 +3,11 @@
 //! `--hook-timeout`, approval can be placed first, the file's limits cut results, and a file
 //! that is wrong is refused before anything runs, saying where and what to write.
 
+use super::hooks::cy_tools;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 use std::time::Instant;
 
 use serde_json::json;
-
-fn cy_tools(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cy-tools"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("CY_TOOLS_LOG")
-        .env_remove("CY_TOOLS_STORE")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
 
 /// A workspace with `a.txt` and the hooks file `hooks` in a folder beside it (not in the
 /// workspace, as a host's file would be).
