@@ -9,6 +9,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
+use tracing::Span;
 
 use super::approval::{Decided, Eliciting, STATELESS};
 use super::ask;
@@ -22,10 +23,30 @@ impl McpServer {
     /// One `tools/call`: the tool looked up once, approval asked when the session's policy
     /// says so (in the form the client's protocol allows), then the session's one call path,
     /// with the call's progress and log messages sent before its answer.
-    pub(super) async fn call(
+    ///
+    /// A plain function around one `async` block that uses `request` and `context` in place
+    /// (an `async fn` keeps a second copy of each); the answer is recorded in `span`, the
+    /// request's.
+    pub(super) fn call(
         &self,
         mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+        span: Span,
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        async move {
+            let answer = self.answer(&mut request, &context).await;
+            if !span.is_disabled() {
+                super::trace::record_answer(&span, &answer);
+            }
+            answer
+        }
+    }
+
+    /// The answer to one `tools/call`.
+    async fn answer(
+        &self,
+        request: &mut CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = &*request.name;
         let session = &self.inner.session;
@@ -37,13 +58,13 @@ impl McpServer {
         let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
         let mut call = ToolCall::new(context.id.to_string(), arguments);
         tracing::debug!(tool = name, id = %context.id, "tools/call");
-        let (notes, forward) = notes::forwarder(&context, self.log_level.for_request(&context));
+        let (notes, forward) = notes::forwarder(context, self.log_level.for_request(context));
         if let Some(sink) = &notes.progress {
             call = call.with_progress(Arc::clone(sink));
         }
         call = call.with_log(Arc::clone(&notes.log));
         // The tool's questions (its `sample` and `elicit`) go to this request's client.
-        let modern = super::protocol::is_modern(&context);
+        let modern = super::protocol::is_modern(context);
         call = call.with_asker(ask::for_call(
             &self.asker,
             &context.peer,
@@ -54,7 +75,7 @@ impl McpServer {
         // those that pass are parsed once, here, for the question and the call. Boxed: only a
         // call that asks carries the question's state, not every call's future.
         if tool.needs_approval() && tool.check_arguments(&mut call.arguments) {
-            match Box::pin(self.approval(tool, &request, &context, call)).await {
+            match Box::pin(self.approval(tool, request, context, call)).await {
                 Ok(approved) => call = approved,
                 Err(ask) => return Ok(ask),
             }
