@@ -364,23 +364,27 @@ impl BoundTool {
                 .map(|sink| Box::new(ProgressGate::new(sink)));
             // Closed however the call ends, so nothing is reported once it has answered.
             let _close_progress = progress.as_deref().map(CloseOnDrop);
-            let info = CallInfo::new(
-                name,
-                &call_id,
-                own_token.as_ref().unwrap_or(cancel),
-                progress.as_deref(),
-                &hooks,
-            );
-            // Binding checked the context against this definition: the body's view needs no
-            // second check.
-            let context = BoundContext::new(&self.context);
-            let started = catch_unwind(AssertUnwindSafe(|| {
-                self.definition.start(context, args, info)
-            }));
-            let mut body = match started {
-                Ok(Ok(body)) => body,
-                Ok(Err(problem)) => return args::invalid(name, &problem, self.schema),
-                Err(panic) => return panicked(name, panic.as_ref()),
+            // Made and matched in a block of their own: what only starting the body needs is
+            // then not kept in the call's future while the body runs.
+            let mut body = {
+                let info = CallInfo::new(
+                    name,
+                    &call_id,
+                    own_token.as_ref().unwrap_or(cancel),
+                    progress.as_deref(),
+                    &hooks,
+                );
+                // Binding checked the context against this definition: the body's view needs
+                // no second check.
+                let context = BoundContext::new(&self.context);
+                let started = catch_unwind(AssertUnwindSafe(|| {
+                    self.definition.start(context, args, info)
+                }));
+                match started {
+                    Ok(Ok(body)) => body,
+                    Ok(Err(problem)) => return args::invalid(name, &problem, self.schema),
+                    Err(panic) => return panicked(name, panic.as_ref()),
+                }
             };
             let mut cancelled_signal = pin!(cancel.cancelled());
             // Boxed so a call without a timeout does not carry a timer entry in its future.
