@@ -23,6 +23,7 @@ use super::openai::OpenAi;
 use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nulls};
 use super::sampler::LoopAsker;
 use super::spans;
+use super::tool_search::{SEARCH_TOOLS, Search};
 use super::transcript::{Message, ModelCall, Usage};
 use cy_tools_http_client::CaFile;
 
@@ -190,6 +191,19 @@ impl Agent {
             session.tools(),
             self.config.strict_tools(),
         )?;
+        let mut search = self
+            .config
+            .tool_search
+            .clone()
+            .map(|config| Search::new(config, session.tools()));
+        if search.is_some()
+            && !self.provider.searches_itself()
+            && session.tools().get(SEARCH_TOOLS).is_some()
+        {
+            return Err(AgentError::usage(format!(
+                "the session has a tool named `{SEARCH_TOOLS}`, the name tool search gives its own search tool; rename that tool, or turn tool search off"
+            )));
+        }
         let limits = self.config.limits;
         let started = Instant::now();
         let mut turns = 0;
@@ -203,6 +217,7 @@ impl Agent {
                     session,
                     task,
                     &declared,
+                    &mut search,
                     &calls_cancel,
                     events,
                     &mut turns,
@@ -241,6 +256,7 @@ impl Agent {
         session: &Session,
         task: &str,
         declared: &Declared,
+        search: &mut Option<Search>,
         cancel: &CancellationToken,
         events: &dyn AgentEvents,
         turns: &mut u32,
@@ -253,6 +269,7 @@ impl Agent {
             key: self.config.api_key.as_deref(),
             retry: self.config.retry,
             strict: !declared.strict.is_empty(),
+            tool_search: search.is_some(),
         };
         let mut messages = vec![Message::User(task.to_string())];
         // The tools this run calls ask its own model when they sample.
@@ -279,11 +296,20 @@ impl Agent {
             *turns += 1;
             let turn_span = spans::turn_span(*turns);
             let max_tokens = self.config.max_output_tokens.min(remaining).max(1);
+            // Under tool search, what the model may see this turn: kept, found, the search.
+            let searched;
+            let tools = match search {
+                Some(search) => {
+                    searched = self.provider.search_declarations(declared, &search.loaded);
+                    &searched
+                }
+                None => &declared.tools,
+            };
             let body = self.provider.request(&RequestParts {
                 model: &self.config.model,
                 system: self.config.system.as_deref(),
                 messages: &messages,
-                tools: &declared.tools,
+                tools,
                 max_tokens,
                 stream: self.config.stream,
                 official: self.config.is_official(),
@@ -326,6 +352,15 @@ impl Agent {
             self.record_usage(session, *turns, reply.model.as_deref(), reply.usage)
                 .await;
             events.turn_end(*turns, reply.usage);
+            if reply.calls.is_empty() && reply.stop_reason.as_deref() == Some("pause_turn") {
+                // The API paused a long turn of its own tools: sent back, it goes on.
+                messages.push(Message::Assistant {
+                    text: reply.text,
+                    calls: Vec::new(),
+                    server_blocks: reply.server_blocks,
+                });
+                continue;
+            }
             if reply.calls.is_empty() {
                 let cut_short =
                     matches!(reply.stop_reason.as_deref(), Some("length" | "max_tokens"));
@@ -340,9 +375,12 @@ impl Agent {
                 }
                 return Ok(Ending::Answer(reply.text));
             }
-            let results = run_calls(
+            // The loop's own search calls are answered here; the others run in the session.
+            let portable = search.as_mut().filter(|_| !self.provider.searches_itself());
+            let (answered, rest) = Search::split(portable, session.tools(), &reply.calls);
+            let ran = run_calls(
                 session,
-                &reply.calls,
+                &rest,
                 declared,
                 limits.max_parallel_calls,
                 cancel,
@@ -351,9 +389,11 @@ impl Agent {
             )
             .instrument(turn_span.clone())
             .await;
+            let results = Search::merge(answered, ran);
             messages.push(Message::Assistant {
                 text: reply.text,
                 calls: reply.calls,
+                server_blocks: reply.server_blocks,
             });
             messages.push(Message::Results(results));
         }

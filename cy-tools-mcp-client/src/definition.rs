@@ -157,6 +157,10 @@ impl Definition for McpToolDefinition {
         Ok(&self.schema)
     }
 
+    fn mcp_server(&self) -> Option<(&str, &str)> {
+        Some((&self.server, &self.tool))
+    }
+
     fn start<'a>(
         &'a self,
         context: BoundContext<'a>,

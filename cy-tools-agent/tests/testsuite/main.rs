@@ -19,6 +19,7 @@ mod openai;
 mod otlp_receiver;
 mod runner;
 mod sampling;
+mod tool_search;
 #[cfg(feature = "otel")]
 mod traces;
 mod transport;
