@@ -1,0 +1,157 @@
+//! Tool search over MCP (`McpServer::with_tool_search`): the kept tools and `search_tools`
+//! are listed; a search adds what it finds to the connection's list and sends
+//! `notifications/tools/list_changed`; the found tool is then listed and called.
+
+use std::sync::Arc;
+
+use cy_tools::{SessionIdentity, ToolContext, ToolRegistry, Toolset};
+use cy_tools_mcp::McpServer;
+use cy_tools_sandbox::LocalSandbox;
+use serde_json::{Value, json};
+
+use crate::support::mcp_client::Peer;
+
+fn tools(dir: &std::path::Path) -> Toolset {
+    std::fs::write(dir.join("notes.txt"), "alpha\n").unwrap();
+    let env = LocalSandbox::new(dir).unwrap().env();
+    let context = ToolContext::new(SessionIdentity::root("s-1", "acme")).with_env(Arc::new(env));
+    ToolRegistry::linked().unwrap().build(
+        &[
+            "read_file",
+            "write_file",
+            "edit_file",
+            "find_files",
+            "search_text",
+            "list_directory",
+        ],
+        &context,
+    )
+}
+
+fn serve(server: McpServer) -> Peer<tokio::io::DuplexStream> {
+    let (client_out, server_in) = tokio::io::duplex(1 << 16);
+    let (server_out, client_in) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        cy_tools_mcp::serve(server, server_in, server_out)
+            .await
+            .unwrap();
+    });
+    Peer::new(client_out, client_in)
+}
+
+async fn listed(peer: &mut Peer<tokio::io::DuplexStream>, id: u64) -> Vec<String> {
+    let response = peer.request(id, "tools/list", json!({})).await;
+    response["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_search_adds_the_tools_it_finds_and_says_the_list_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = McpServer::new(tools(dir.path()))
+        .unwrap()
+        .with_tool_search(&["read_file"])
+        .unwrap();
+    let mut peer = serve(server);
+    let init = peer.initialize().await;
+    assert_eq!(
+        init["result"]["capabilities"]["tools"]["listChanged"], true,
+        "{init}"
+    );
+    assert_eq!(listed(&mut peer, 1).await, ["read_file", "search_tools"]);
+
+    // The search: its notification comes before its answer.
+    peer.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "search_tools", "arguments": {"query": "list the files of a directory", "limit": 2}}}))
+        .await;
+    let mut notified = false;
+    let answer: Value = loop {
+        let message = peer.next().await;
+        if message["method"] == "notifications/tools/list_changed" {
+            notified = true;
+        } else if message["id"] == 2 {
+            break message;
+        }
+    };
+    assert!(
+        notified,
+        "no notifications/tools/list_changed before {answer}"
+    );
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Found 2 tool(s), now in the tool list:\n- "),
+        "{text}"
+    );
+    assert!(text.contains("\n- list_directory: "), "{text}");
+    let now = listed(&mut peer, 3).await;
+    assert!(now.contains(&"list_directory".to_string()), "{now:?}");
+    assert_eq!(now.len(), 4, "{now:?}");
+    assert_eq!(now.last().map(String::as_str), Some("search_tools"));
+
+    let called = peer.call(4, "list_directory", json!({"path": "."})).await;
+    assert!(
+        called["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("notes.txt"),
+        "{called}"
+    );
+
+    // Found again: nothing new, no notification; nothing found: an error result.
+    peer.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "search_tools", "arguments": {"query": "list directory", "limit": 1}}}))
+        .await;
+    let again = peer.next().await;
+    assert_eq!(again["id"], 5, "a notification for nothing new: {again}");
+    let none = peer
+        .call(6, "search_tools", json!({"query": "xyzzy"}))
+        .await;
+    assert_eq!(none["result"]["isError"], true);
+    assert_eq!(
+        none["result"]["content"][0]["text"],
+        "no tool matches `xyzzy`; try other words (a verb, an object: `list files`, `time zone`)"
+    );
+    let bad = peer.call(7, "search_tools", json!({})).await;
+    assert_eq!(bad["result"]["isError"], true);
+}
+
+/// A tool of the application's own named like the search tool.
+#[cy_tools::tool(read_only, open_world = false)]
+async fn search_tools(
+    /// What to look for.
+    query: String,
+) -> String {
+    query
+}
+
+#[tokio::test]
+async fn a_session_with_its_own_search_tools_is_refused_and_without_search_all_is_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let tools = tools(dir.path());
+    let context = ToolContext::new(SessionIdentity::root("s-2", "acme"));
+    let own = ToolRegistry::linked()
+        .unwrap()
+        .build(&["search_tools"], &context);
+    let err = McpServer::new(own)
+        .unwrap()
+        .with_tool_search(&["search_tools"])
+        .err()
+        .unwrap();
+    assert_eq!(
+        err.to_string(),
+        "the session has a tool named `search_tools`, the name tool search gives its own; rename that tool, or serve without tool search"
+    );
+    let mut peer = serve(McpServer::new(tools.clone()).unwrap());
+    let init = peer.initialize().await;
+    assert!(
+        init["result"]["capabilities"]["tools"]
+            .get("listChanged")
+            .is_none(),
+        "{init}"
+    );
+    assert_eq!(listed(&mut peer, 1).await.len(), 6);
+}
