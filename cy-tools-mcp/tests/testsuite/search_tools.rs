@@ -155,3 +155,34 @@ async fn a_session_with_its_own_search_tools_is_refused_and_without_search_all_i
     );
     assert_eq!(listed(&mut peer, 1).await.len(), 6);
 }
+
+/// Stateless HTTP keeps nothing between requests and cannot notify: every tool is listed, and
+/// the list is not said to change.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn stateless_http_lists_every_tool() {
+    use cy_tools_mcp::http::{McpHttpAuth, McpHttpConfig, McpHttpServer};
+
+    use crate::support::mcp_client::{exchange, post};
+
+    let dir = tempfile::tempdir().unwrap();
+    let server = McpServer::new(tools(dir.path()))
+        .unwrap()
+        .with_tool_search(&["read_file"])
+        .unwrap();
+    let config = McpHttpConfig::new("127.0.0.1:0".parse().unwrap(), McpHttpAuth::NoToken);
+    let http = McpHttpServer::bind(config, server).await.unwrap();
+    let addr = http.local_addr().unwrap();
+    tokio::spawn(http.run());
+    let (headers, body) = crate::http::modern(1, "tools/list", json!({}));
+    let answer = exchange(addr, &post("/mcp", &headers, &body)).await;
+    let listed = answer.json();
+    let names: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 6, "{names:?}");
+    assert!(!names.contains(&"search_tools"), "{names:?}");
+}
