@@ -18,6 +18,7 @@ Standard library only. The channel is a socket the run inherited (its descriptor
 Calls from several threads take turns on it.
 """
 
+import bisect
 import functools
 import inspect
 import json
@@ -199,13 +200,37 @@ def _summary(description):
 
 
 def _entries():
+    """The index, made on the first search: the tools (in order), every word they have
+    (sorted, for prefix matches) and, per word, the best weight it has in each tool (3 in the
+    name, 2 in an argument name, 1 in the description)."""
     global _index
     if _index is None:
-        _index = []
-        for name, (tool, path, shape, args, description, _source) in tools._TOOLS.items():
-            fields = (set(_words(tool)), set(w for a in args for w in _words(a)), set(_words(description)))
-            _index.append((name, tool, path, shape, description, fields))
+        entries, postings = [], {}
+        for position, (tool, path, shape, args, description, _source) in enumerate(tools._TOOLS.values()):
+            entries.append((tool, path, shape, description))
+            fields = ((3, _words(tool)), (2, [w for a in args for w in _words(a)]), (1, _words(description)))
+            for weight, words in fields:
+                for word in words:
+                    weights = postings.setdefault(word, {})
+                    if weights.get(position, 0) < weight:
+                        weights[position] = weight
+        _index = (entries, sorted(postings), postings)
     return _index
+
+
+def _weights(word, vocabulary, postings):
+    """Each tool's best weight for a query word: its own, or (three letters or more) that of a
+    word it starts."""
+    if len(word) < 3:
+        return postings.get(word, {})
+    best = {}
+    for known in vocabulary[bisect.bisect_left(vocabulary, word):]:
+        if not known.startswith(word):
+            break
+        for position, weight in postings[known].items():
+            if best.get(position, 0) < weight:
+                best[position] = weight
+    return best
 
 
 def search(query, limit=10):
@@ -218,25 +243,16 @@ def search(query, limit=10):
         raise ToolError(
             "search needs at least one word (letters or digits, not only words like `the`) to look for"
         )
-    found = []
-    for position, (name, tool, path, shape, description, fields) in enumerate(_entries()):
-        matched = 0
-        score = 0
-        for word in words:
-            best = 0
-            for weight, field in zip((3, 2, 1), fields):
-                if word in field or (len(word) >= 3 and any(w.startswith(word) for w in field)):
-                    best = weight
-                    break
-            if best:
-                matched += 1
-                score += best
-        if matched:
-            found.append((-matched, -score, position, path, tool, shape, description))
-    found.sort()
+    entries, vocabulary, postings = _entries()
+    matched, score = {}, {}
+    for word in words:
+        for position, weight in _weights(word, vocabulary, postings).items():
+            matched[position] = matched.get(position, 0) + 1
+            score[position] = score.get(position, 0) + weight
+    ranked = sorted(matched, key=lambda p: (-matched[p], -score[p], p))[: max(0, int(limit))]
     return [
-        {"path": path, "tool": tool, "shape": shape, "summary": _summary(description)}
-        for (_, _, _, path, tool, shape, description) in found[: max(0, int(limit))]
+        {"path": entries[p][1], "tool": entries[p][0], "shape": entries[p][2], "summary": _summary(entries[p][3])}
+        for p in ranked
     ]
 
 

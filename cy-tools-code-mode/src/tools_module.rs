@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, LazyLock, Mutex};
 
 use cy_tools::Toolset;
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use super::python_api::{PyFunction, identifier};
 
@@ -140,6 +140,7 @@ const RESERVED: &[&str] = &[
     "_define",
     "_TOOLS",
     "_SERVERS",
+    "_json",
 ];
 
 /// Most function lines in the description.
@@ -163,6 +164,7 @@ A function is defined when it is first used (`_TOOLS` holds its source), so a se
 of tools imports this module quickly; `cy_sdk.search` and `cy_sdk.describe` read `_TOOLS` too.
 """
 
+import json as _json
 import typing as _t
 
 from cy_sdk import ToolError, _call, _define, _typed  # noqa: F401 (used by the functions' sources)
@@ -178,53 +180,57 @@ fn render(functions: &[PyFunction]) -> String {
     let names: Vec<String> = functions.iter().map(|f| py_str(&f.name)).collect();
     let _ = writeln!(out, "\n__all__ = [{}]", names.join(", "));
     // The servers, in the order their first tool comes.
-    let mut servers: Vec<(&str, Vec<(String, &str)>)> = Vec::new();
+    let mut servers: Vec<(&str, Map<String, Value>)> = Vec::new();
     for f in functions {
         if let Some((server, tool)) = &f.server {
-            let entry = (identifier(tool), f.name.as_str());
+            let (short, name) = (identifier(tool), Value::String(f.name.clone()));
             match servers.iter_mut().find(|(s, _)| s == server) {
-                Some((_, tools)) => tools.push(entry),
-                None => servers.push((server, vec![entry])),
+                Some((_, tools)) => {
+                    tools.insert(short, name);
+                }
+                None => servers.push((server, Map::from_iter([(short, name)]))),
             }
         }
     }
+    // The tables are JSON in string literals, one entry a line: Python compiles a few hundred
+    // string literals several times faster than a dict display of as many tuples, and every
+    // run compiles this module (its folder is read-only to the run, so no bytecode is kept).
     out.push_str(
-        "\n# The MCP servers' modules: the server's name, and its tools' functions there (by the\n\
-         # name in the server's module, the function here).\n_SERVERS = {\n",
+        "\n# The MCP servers' modules: by module name, the server's name and its tools' functions\n\
+         # there (by the name in the server's module, the function here).\n_SERVERS = _json.loads(\n    \"{\"\n",
     );
-    for (server, tools) in &servers {
-        let entries: Vec<String> = tools
-            .iter()
-            .map(|(short, name)| format!("{}: {}", py_str(short), py_str(name)))
-            .collect();
-        let _ = writeln!(
-            out,
-            "    {}: ({}, {{{}}}),",
-            py_str(&identifier(server)),
-            py_str(server),
-            entries.join(", ")
+    for (i, (server, tools)) in servers.iter().enumerate() {
+        let entry = format!(
+            "{}: {}{}",
+            Value::String(identifier(server)),
+            json!([server, tools]),
+            if i + 1 < servers.len() { ", " } else { "" }
         );
+        let _ = writeln!(out, "    {}", py_str(&entry));
     }
     out.push_str(
-        "}\n\n# Each function: the tool's name, its path, the call's shape, the argument names, the\n\
-         # description, and its source.\n_TOOLS = {\n",
+        "    \"}\"\n)\n\n# Each function: the tool's name, its path, the call's shape, the argument names, the\n\
+         # description, and its source.\n_TOOLS = _json.loads(\n    \"{\"\n",
     );
-    for f in functions {
-        let args: Vec<String> = f.params.iter().map(|p| py_str(&p.property)).collect();
-        let _ = writeln!(
-            out,
-            "    {}: ({}, {}, {}, [{}], {}, {}),",
-            py_str(&f.name),
-            py_str(&f.tool),
-            py_str(&f.path()),
-            py_str(&f.short_signature()),
-            args.join(", "),
-            py_str(&f.description),
-            py_str(&function_source(f)),
+    for (i, f) in functions.iter().enumerate() {
+        let args: Vec<&str> = f.params.iter().map(|p| p.property.as_str()).collect();
+        let entry = format!(
+            "{}: {}{}",
+            Value::String(f.name.clone()),
+            json!([
+                f.tool,
+                f.path(),
+                f.short_signature(),
+                args,
+                f.description,
+                function_source(f)
+            ]),
+            if i + 1 < functions.len() { ", " } else { "" }
         );
+        let _ = writeln!(out, "    {}", py_str(&entry));
     }
     out.push_str(
-        "}\n\n\ndef __getattr__(name):\n    return _define(globals(), name)\n\n\n\
+        "    \"}\"\n)\n\n\ndef __getattr__(name):\n    return _define(globals(), name)\n\n\n\
          def __dir__():\n    return list(__all__)\n",
     );
     out
