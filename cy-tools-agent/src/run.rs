@@ -23,7 +23,7 @@ use super::openai::OpenAi;
 use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nulls};
 use super::sampler::LoopAsker;
 use super::spans;
-use super::tool_search::{SEARCH_TOOLS, Search};
+use super::tool_search::Search;
 use super::transcript::{Message, ModelCall, Usage};
 use cy_tools_http_client::CaFile;
 
@@ -191,19 +191,11 @@ impl Agent {
             session.tools(),
             self.config.strict_tools(),
         )?;
-        let mut search = self
-            .config
-            .tool_search
-            .clone()
-            .map(|config| Search::new(config, session.tools()));
-        if search.is_some()
-            && !self.provider.searches_itself()
-            && session.tools().get(SEARCH_TOOLS).is_some()
-        {
-            return Err(AgentError::usage(format!(
-                "the session has a tool named `{SEARCH_TOOLS}`, the name tool search gives its own search tool; rename that tool, or turn tool search off"
-            )));
-        }
+        let mut search = Search::for_run(
+            self.config.tool_search.as_ref(),
+            self.provider.as_ref(),
+            session.tools(),
+        )?;
         let limits = self.config.limits;
         let started = Instant::now();
         let mut turns = 0;
@@ -296,20 +288,12 @@ impl Agent {
             *turns += 1;
             let turn_span = spans::turn_span(*turns);
             let max_tokens = self.config.max_output_tokens.min(remaining).max(1);
-            // Under tool search, what the model may see this turn: kept, found, the search.
-            let searched;
-            let tools = match search {
-                Some(search) => {
-                    searched = self.provider.search_declarations(declared, &search.loaded);
-                    &searched
-                }
-                None => &declared.tools,
-            };
+            let tools = Search::declarations(search.as_ref(), self.provider.as_ref(), declared);
             let body = self.provider.request(&RequestParts {
                 model: &self.config.model,
                 system: self.config.system.as_deref(),
                 messages: &messages,
-                tools,
+                tools: &tools,
                 max_tokens,
                 stream: self.config.stream,
                 official: self.config.is_official(),

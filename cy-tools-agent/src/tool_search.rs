@@ -12,6 +12,7 @@
 //!   how many to find) that the loop answers itself with cy-tools' ranking
 //!   ([`ToolSearch`]); the tools it finds are declared from the next turn on.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use cy_tools::ToolResult;
@@ -19,6 +20,8 @@ use cy_tools::dialect::ToolSearch;
 use cy_tools::{BoundTool, Toolset};
 use serde_json::{Value, json};
 
+use super::error::AgentError;
+use super::provider::{Declared, Provider};
 use super::transcript::ModelCall;
 
 /// Tool search for direct calling ([`AgentConfig::tool_search`](crate::AgentConfig::tool_search)).
@@ -72,6 +75,39 @@ pub(crate) struct Search {
 }
 
 impl Search {
+    /// The run's tool search, if `config` turns it on.
+    ///
+    /// # Errors
+    /// The loop's own search tool would take the name of a session tool.
+    pub(crate) fn for_run(
+        config: Option<&ToolSearchConfig>,
+        provider: &dyn Provider,
+        tools: &Toolset,
+    ) -> Result<Option<Search>, AgentError> {
+        let Some(config) = config else {
+            return Ok(None);
+        };
+        if !provider.searches_itself() && tools.get(SEARCH_TOOLS).is_some() {
+            return Err(AgentError::usage(format!(
+                "the session has a tool named `{SEARCH_TOOLS}`, the name tool search gives its own search tool; rename that tool, or turn tool search off"
+            )));
+        }
+        Ok(Some(Search::new(config.clone(), tools)))
+    }
+
+    /// The tools one turn declares: all of them, or under tool search what the model may see
+    /// this turn (kept, found, the search tool).
+    pub(crate) fn declarations<'a>(
+        search: Option<&Search>,
+        provider: &dyn Provider,
+        declared: &'a Declared,
+    ) -> Cow<'a, [Value]> {
+        match search {
+            Some(search) => Cow::Owned(provider.search_declarations(declared, &search.loaded)),
+            None => Cow::Borrowed(&declared.tools),
+        }
+    }
+
     pub(crate) fn new(config: ToolSearchConfig, tools: &Toolset) -> Search {
         let loaded = config
             .keep
