@@ -337,12 +337,13 @@ fn render_function(out: &mut String, f: &PyFunction) {
     let args: Vec<String> = f
         .params
         .iter()
-        .map(|p| format!("{:?}: {}", p.property, p.name))
+        // JSON strings, which Python reads alike: a server's property name may hold anything.
+        .map(|p| format!("{}: {}", py_str(&p.property), p.name))
         .collect();
     let _ = writeln!(
         out,
-        "    return _call({:?}, {{{}}})",
-        f.tool,
+        "    return _call({}, {{{}}})",
+        py_str(&f.tool),
         args.join(", ")
     );
 }
@@ -371,6 +372,30 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn any_property_name_is_a_valid_python_string() {
+        let f = PyFunction {
+            name: "t".to_string(),
+            tool: "t".to_string(),
+            description: "T.".to_string(),
+            params: vec![crate::python_api::PyParam {
+                name: "odd".to_string(),
+                property: "o\"d\u{1b}d\\\n".to_string(),
+                hint: "str".to_string(),
+                default: None,
+                description: String::new(),
+            }],
+            returns: "_t.Any".to_string(),
+            result_fields: Vec::new(),
+            server: None,
+        };
+        let source = function_source(&f);
+        assert!(
+            source.contains(r#"return _call("t", {"o\"d\u001bd\\\n": odd})"#),
+            "{source}"
+        );
+    }
 
     #[test]
     fn docstrings_cannot_end_early() {
