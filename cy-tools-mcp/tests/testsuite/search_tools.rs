@@ -186,3 +186,92 @@ async fn stateless_http_lists_every_tool() {
     assert_eq!(names.len(), 6, "{names:?}");
     assert!(!names.contains(&"search_tools"), "{names:?}");
 }
+
+/// The session-bearing HTTP mode: what one session's search found is in its list only.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn each_http_session_keeps_what_its_own_searches_found() {
+    use cy_tools_mcp::http::{McpHttpAuth, McpHttpConfig, McpHttpServer};
+
+    use crate::support::mcp_client::{Answer, exchange, post};
+
+    /// The JSON-RPC messages of an answer, a JSON body or an event stream's `data:` lines.
+    fn messages(answer: &Answer) -> Vec<Value> {
+        if answer.head.contains("content-type: application/json") {
+            return vec![answer.json()];
+        }
+        answer
+            .body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str(d).ok())
+            .collect()
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let server = McpServer::new(tools(dir.path()))
+        .unwrap()
+        .with_tool_search(&["read_file"])
+        .unwrap();
+    let mut config = McpHttpConfig::new("127.0.0.1:0".parse().unwrap(), McpHttpAuth::NoToken);
+    config.sessions = true;
+    let http = McpHttpServer::bind(config, server).await.unwrap();
+    let addr = http.local_addr().unwrap();
+    tokio::spawn(http.run());
+
+    let legacy = "MCP-Protocol-Version: 2025-11-25\r\n";
+    let mut sessions = Vec::new();
+    for _ in 0..2 {
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}});
+        let answer = exchange(addr, &post("/mcp", "", &init.to_string())).await;
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        let id = answer
+            .head
+            .lines()
+            .find_map(|l| l.strip_prefix("mcp-session-id: "))
+            .unwrap_or_else(|| panic!("no session: {}", answer.head))
+            .trim()
+            .to_string();
+        let first = &messages(&answer)[0];
+        assert_eq!(
+            first["result"]["capabilities"]["tools"]["listChanged"], true,
+            "{first}"
+        );
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let headers = format!("{legacy}Mcp-Session-Id: {id}\r\n");
+        exchange(addr, &post("/mcp", &headers, &initialized.to_string())).await;
+        sessions.push(headers);
+    }
+    let list = |headers: String| async move {
+        let request = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let answer = exchange(addr, &post("/mcp", &headers, &request.to_string())).await;
+        let found = messages(&answer);
+        let result = found.iter().find(|m| m["id"] == 1).unwrap().clone();
+        result["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let search = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "search_tools", "arguments": {"query": "list directory", "limit": 1}}});
+    let answer = exchange(addr, &post("/mcp", &sessions[0], &search.to_string())).await;
+    assert!(
+        messages(&answer)
+            .iter()
+            .any(|m| m["id"] == 2 && m["result"]["isError"] != true),
+        "{}",
+        answer.body
+    );
+    assert_eq!(
+        list(sessions[0].clone()).await,
+        ["list_directory", "read_file", "search_tools"]
+    );
+    assert_eq!(
+        list(sessions[1].clone()).await,
+        ["read_file", "search_tools"]
+    );
+}
