@@ -258,3 +258,50 @@ async fn a_search_without_words_or_matches_is_an_error_the_model_reads() {
         ["read_file", "search_tools"]
     );
 }
+
+/// An application's tool named like the portable search tool.
+#[cy_tools::tool(read_only, open_world = false)]
+async fn search_tools(
+    /// What to look for.
+    query: String,
+) -> String {
+    query
+}
+
+#[tokio::test]
+async fn a_session_tool_named_search_tools_is_refused_where_the_loop_searches() {
+    let api = FakeApi::start(vec![Reply::ok("anthropic/plain.json")]);
+    let setup = setup(&["search_tools"]).await;
+    let mut openai = config(ModelProvider::OpenAi, &api);
+    openai.tool_search = Some(ToolSearchConfig::keeping(["search_tools"]));
+    let err = Agent::new(openai)
+        .unwrap()
+        .run(
+            &setup.session,
+            "hi",
+            &CancellationToken::new(),
+            &Recorder::default(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the session has a tool named `search_tools`, the name tool search gives its own search tool; rename that tool, or turn tool search off"
+    );
+    assert!(api.requests().is_empty());
+    // Anthropic's search tool has a name of its own: the session's tool is declared as any.
+    let mut anthropic = config(ModelProvider::Anthropic, &api);
+    anthropic.tool_search = Some(ToolSearchConfig::keeping(["search_tools"]));
+    Agent::new(anthropic)
+        .unwrap()
+        .run(
+            &setup.session,
+            "hi",
+            &CancellationToken::new(),
+            &Recorder::default(),
+        )
+        .await
+        .unwrap();
+    let sent = &api.requests()[0].body["tools"];
+    assert!(names(sent).contains(&"search_tools".to_string()), "{sent}");
+}
