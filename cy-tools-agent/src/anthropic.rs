@@ -8,15 +8,16 @@
 //! `content_block_stop`, then `message_delta` (the stop reason and output tokens) and
 //! `message_stop`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use cy_tools::call::{Content, ResourceBody};
 use cy_tools::{ToolResult, dialect::Dialect};
 use serde_json::{Value, json};
 
 use super::error::AgentError;
-use super::provider::{Provider, RequestParts, StreamReader, malformed};
+use super::provider::{Declared, Provider, RequestParts, StreamReader, malformed};
 use super::sse::Event;
+use super::tool_search::{ADVANCED_TOOL_USE_BETA, anthropic_search_tool};
 use super::transcript::{Message, ModelCall, Reply, Usage, result_text};
 use super::turn_budget::Written;
 
@@ -40,10 +41,20 @@ impl Provider for Anthropic {
         "/v1/messages"
     }
 
-    fn headers(&self, key: Option<&str>, strict: bool) -> Vec<(&'static str, String)> {
+    fn headers(
+        &self,
+        key: Option<&str>,
+        strict: bool,
+        tool_search: bool,
+    ) -> Vec<(&'static str, String)> {
         let mut headers = vec![("anthropic-version", API_VERSION.to_string())];
-        if strict {
-            headers.push(("anthropic-beta", STRICT_BETA.to_string()));
+        // Several betas go in one header, separated by commas.
+        let betas: Vec<&str> = [(strict, STRICT_BETA), (tool_search, ADVANCED_TOOL_USE_BETA)]
+            .into_iter()
+            .filter_map(|(on, beta)| on.then_some(beta))
+            .collect();
+        if !betas.is_empty() {
+            headers.push(("anthropic-beta", betas.join(",")));
         }
         if let Some(key) = key {
             headers.push(("x-api-key", key.to_string()));
@@ -55,17 +66,42 @@ impl Provider for Anthropic {
         (Dialect::AnthropicStrict, Dialect::Anthropic)
     }
 
+    fn search_declarations(&self, declared: &Declared, loaded: &HashSet<String>) -> Vec<Value> {
+        // Deferred loading: every tool is declared, but one not kept or found enters the
+        // model's context only when the API's search tool returns it.
+        let mut tools = Vec::with_capacity(declared.tools.len() + 1);
+        tools.push(anthropic_search_tool());
+        for (tool, name) in declared.tools.iter().zip(&declared.order) {
+            let mut tool = tool.clone();
+            if !loaded.contains(name) {
+                tool["defer_loading"] = Value::Bool(true);
+            }
+            tools.push(tool);
+        }
+        tools
+    }
+
+    fn searches_itself(&self) -> bool {
+        true
+    }
+
     fn request(&self, parts: &RequestParts<'_>) -> Value {
         let messages: Vec<Value> = parts
             .messages
             .iter()
             .map(|message| match message {
                 Message::User(text) => json!({"role": "user", "content": text}),
-                Message::Assistant { text, calls } => {
+                Message::Assistant {
+                    text,
+                    calls,
+                    server_blocks,
+                } => {
                     let mut blocks = Vec::new();
                     if !text.is_empty() {
                         blocks.push(json!({"type": "text", "text": text}));
                     }
+                    // The API's own tool uses and results (its tool search), as they came.
+                    blocks.extend(server_blocks.iter().cloned());
                     for call in calls {
                         blocks.push(json!({
                             "type": "tool_use",
@@ -156,6 +192,7 @@ impl Provider for Anthropic {
                         arguments: block.get("input").cloned().unwrap_or(json!({})),
                     });
                 }
+                Some(kind) if is_server_block(kind) => reply.server_blocks.push(block.clone()),
                 // Thinking and other blocks are the model's own; the loop keeps to text and
                 // tool use.
                 _ => {}
@@ -176,6 +213,13 @@ impl Provider for Anthropic {
             None => message.to_string(),
         })
     }
+}
+
+/// A block of a tool the API runs itself: its use (`server_tool_use`) or its result
+/// (`tool_search_tool_result`, `web_search_tool_result`, ...), which the next request must
+/// send back for the model to keep what it found.
+fn is_server_block(kind: &str) -> bool {
+    kind == "server_tool_use" || kind.ends_with("_tool_result")
 }
 
 fn image(data: &str, mime_type: &str) -> Value {
@@ -261,6 +305,9 @@ struct Stream {
     reply: Reply,
     /// `tool_use` blocks by their index: id, name, input JSON text so far.
     calls: BTreeMap<u64, (String, String, String)>,
+    /// Server tool blocks by their index: the block as it started, and a `server_tool_use`'s
+    /// input JSON text so far.
+    server: BTreeMap<u64, (Value, String)>,
     written: Written,
 }
 
@@ -299,6 +346,11 @@ impl StreamReader for Stream {
                         };
                         self.calls
                             .insert(index, (field("id"), field("name"), String::new()));
+                    }
+                    Some(kind) if is_server_block(kind) => {
+                        if let Some(block) = block {
+                            self.server.insert(index, (block.clone(), String::new()));
+                        }
                     }
                     Some("text") => {
                         let start = block
@@ -342,6 +394,8 @@ impl StreamReader for Stream {
                         self.written.add(piece);
                         if let Some(call) = self.calls.get_mut(&index) {
                             call.2.push_str(piece);
+                        } else if let Some(server) = self.server.get_mut(&index) {
+                            server.1.push_str(piece);
                         }
                     }
                     _ => {}
@@ -376,6 +430,12 @@ impl StreamReader for Stream {
 
     fn finish(self: Box<Self>) -> Result<Reply, AgentError> {
         let mut reply = self.reply;
+        for (_, (mut block, input)) in self.server {
+            if !input.trim().is_empty() {
+                block["input"] = serde_json::from_str(&input).unwrap_or(Value::String(input));
+            }
+            reply.server_blocks.push(block);
+        }
         for (index, (id, name, input)) in self.calls {
             if id.is_empty() || name.is_empty() {
                 return Err(AgentError::provider(format!(

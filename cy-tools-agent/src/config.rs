@@ -94,6 +94,11 @@ pub struct AgentConfig {
     /// when `None`, the file `SSL_CERT_FILE` names, if set. For a company proxy that inspects
     /// TLS, or a model server whose certificate a private CA signed.
     pub ca_file: Option<std::path::PathBuf>,
+    /// Tool search for direct calling: the model is declared the kept tools and a search tool
+    /// instead of every definition, and what it finds becomes callable (Anthropic's deferred
+    /// loading, a portable `search_tools` for OpenAI). `None` (the default): every tool is
+    /// declared every turn.
+    pub tool_search: Option<super::ToolSearchConfig>,
 }
 
 impl AgentConfig {
@@ -112,6 +117,7 @@ impl AgentConfig {
             retry: RetryPolicy::default(),
             allow_http_key: false,
             ca_file: None,
+            tool_search: None,
         }
     }
 
@@ -192,6 +198,7 @@ impl std::fmt::Debug for AgentConfig {
             .field("limits", &self.limits)
             .field("allow_http_key", &self.allow_http_key)
             .field("ca_file", &self.ca_file)
+            .field("tool_search", &self.tool_search)
             .finish_non_exhaustive()
     }
 }

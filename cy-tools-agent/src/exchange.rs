@@ -44,6 +44,8 @@ pub(crate) struct Target<'a> {
     pub(crate) retry: RetryPolicy,
     /// Whether some tools are declared strict.
     pub(crate) strict: bool,
+    /// Whether tool search is on.
+    pub(crate) tool_search: bool,
 }
 
 /// What came of one request.
@@ -67,7 +69,7 @@ pub(crate) async fn exchange(
     let bytes = serde_json::to_vec(body)
         .map_err(|err| AgentError::usage(format!("cannot encode the request: {err}")))?;
     let path = target.base.path(provider.endpoint());
-    let headers = provider.headers(target.key, target.strict);
+    let headers = provider.headers(target.key, target.strict, target.tool_search);
     let mut attempt = 0;
     let mut answer = loop {
         let answer = target

@@ -42,6 +42,7 @@ mod runner;
 mod sampler;
 mod spans;
 mod sse;
+mod tool_search;
 mod transcript;
 mod turn_budget;
 
@@ -54,4 +55,5 @@ pub use events::{AgentEvents, Quiet};
 pub use exchange::RetryPolicy;
 pub use run::{Agent, AgentRun, Ending, LimitReached};
 pub use runner::{ModelRunner, SUBAGENT_PROMPT};
+pub use tool_search::{SEARCH_TOOLS, ToolSearchConfig};
 pub use transcript::{ModelCall, Usage};

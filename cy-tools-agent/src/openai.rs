@@ -7,14 +7,15 @@
 //! in pieces under `delta.tool_calls[].index`, and (with `stream_options.include_usage`) the
 //! usage in a last chunk whose `choices` is empty, then `data: [DONE]`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use cy_tools::dialect::Dialect;
 use serde_json::{Value, json};
 
 use super::error::AgentError;
-use super::provider::{Provider, RequestParts, StreamReader, malformed};
+use super::provider::{Declared, Provider, RequestParts, StreamReader, malformed};
 use super::sse::Event;
+use super::tool_search::openai_search_tool;
 use super::transcript::{Message, ModelCall, Reply, Usage, result_text};
 use super::turn_budget::Written;
 
@@ -31,9 +32,31 @@ impl Provider for OpenAi {
         "/chat/completions"
     }
 
-    fn headers(&self, key: Option<&str>, _strict: bool) -> Vec<(&'static str, String)> {
+    fn headers(
+        &self,
+        key: Option<&str>,
+        _strict: bool,
+        _tool_search: bool,
+    ) -> Vec<(&'static str, String)> {
         key.map(|key| vec![("authorization", format!("Bearer {key}"))])
             .unwrap_or_default()
+    }
+
+    fn search_declarations(&self, declared: &Declared, loaded: &HashSet<String>) -> Vec<Value> {
+        // No native form: the kept and found tools, and the loop's own search tool.
+        let mut tools: Vec<Value> = declared
+            .tools
+            .iter()
+            .zip(&declared.order)
+            .filter(|(_, name)| loaded.contains(*name))
+            .map(|(tool, _)| tool.clone())
+            .collect();
+        tools.push(openai_search_tool());
+        tools
+    }
+
+    fn searches_itself(&self) -> bool {
+        false
     }
 
     fn dialects(&self) -> (Dialect, Dialect) {
@@ -48,7 +71,8 @@ impl Provider for OpenAi {
         for message in parts.messages {
             match message {
                 Message::User(text) => messages.push(json!({"role": "user", "content": text})),
-                Message::Assistant { text, calls } => {
+                // OpenAI runs no tool itself: there are no server blocks to send back.
+                Message::Assistant { text, calls, .. } => {
                     let mut out = json!({
                         "role": "assistant",
                         "content": if text.is_empty() { Value::Null } else { json!(text) },
@@ -152,6 +176,7 @@ impl Provider for OpenAi {
                 .get("finish_reason")
                 .and_then(Value::as_str)
                 .map(str::to_string),
+            server_blocks: Vec::new(),
         })
     }
 

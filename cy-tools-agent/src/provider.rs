@@ -33,8 +33,22 @@ pub(crate) trait Provider: Send + Sync {
     fn endpoint(&self) -> &'static str;
 
     /// The headers a request carries, with the key when there is one; `strict` when some
-    /// tools are declared strict.
-    fn headers(&self, key: Option<&str>, strict: bool) -> Vec<(&'static str, String)>;
+    /// tools are declared strict, `tool_search` when tool search is on.
+    fn headers(
+        &self,
+        key: Option<&str>,
+        strict: bool,
+        tool_search: bool,
+    ) -> Vec<(&'static str, String)>;
+
+    /// The tools one turn declares under tool search: `declared` (the whole toolset's
+    /// declarations) cut to what the model may see, with the search tool. `loaded` are the
+    /// session's names of the tools kept or found so far.
+    fn search_declarations(&self, declared: &Declared, loaded: &HashSet<String>) -> Vec<Value>;
+
+    /// Whether the provider runs the search itself (Anthropic's deferred loading): the loop
+    /// then answers no search call.
+    fn searches_itself(&self) -> bool;
 
     /// The tool dialects: strict and not.
     fn dialects(&self) -> (Dialect, Dialect);
@@ -70,6 +84,8 @@ pub(crate) trait StreamReader: Send {
 pub(crate) struct Declared {
     /// The declarations, in the toolset's order.
     pub(crate) tools: Vec<Value>,
+    /// The session's name of each declaration, in the same order.
+    pub(crate) order: Vec<String>,
     /// The tools declared strict, by the session's names.
     pub(crate) strict: HashSet<String>,
     /// The session's tool names and the names the provider knows them by (the same, but for a
@@ -97,8 +113,10 @@ pub(crate) fn declare(
     // One provider's two dialects share its rule for names.
     let names = NameMap::new(loose, tools.iter().map(BoundTool::name));
     let mut out = Vec::new();
+    let mut order = Vec::new();
     let mut strict_names = HashSet::new();
     for tool in tools.iter() {
+        order.push(tool.name().to_string());
         let name = names.to_dialect(tool.name()).unwrap_or(tool.name());
         if strict {
             match strict_dialect.export_as(tool, name) {
@@ -126,6 +144,7 @@ pub(crate) fn declare(
     }
     Ok(Declared {
         tools: out,
+        order,
         strict: strict_names,
         names,
     })

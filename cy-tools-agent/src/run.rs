@@ -23,6 +23,7 @@ use super::openai::OpenAi;
 use super::provider::{Declared, Provider, RequestParts, declare, drop_strict_nulls};
 use super::sampler::LoopAsker;
 use super::spans;
+use super::tool_search::Search;
 use super::transcript::{Message, ModelCall, Usage};
 use cy_tools_http_client::CaFile;
 
@@ -190,6 +191,11 @@ impl Agent {
             session.tools(),
             self.config.strict_tools(),
         )?;
+        let mut search = Search::for_run(
+            self.config.tool_search.as_ref(),
+            self.provider.as_ref(),
+            session.tools(),
+        )?;
         let limits = self.config.limits;
         let started = Instant::now();
         let mut turns = 0;
@@ -203,6 +209,7 @@ impl Agent {
                     session,
                     task,
                     &declared,
+                    &mut search,
                     &calls_cancel,
                     events,
                     &mut turns,
@@ -241,6 +248,7 @@ impl Agent {
         session: &Session,
         task: &str,
         declared: &Declared,
+        search: &mut Option<Search>,
         cancel: &CancellationToken,
         events: &dyn AgentEvents,
         turns: &mut u32,
@@ -253,6 +261,7 @@ impl Agent {
             key: self.config.api_key.as_deref(),
             retry: self.config.retry,
             strict: !declared.strict.is_empty(),
+            tool_search: search.is_some(),
         };
         let mut messages = vec![Message::User(task.to_string())];
         // The tools this run calls ask its own model when they sample.
@@ -279,11 +288,12 @@ impl Agent {
             *turns += 1;
             let turn_span = spans::turn_span(*turns);
             let max_tokens = self.config.max_output_tokens.min(remaining).max(1);
+            let tools = Search::declarations(search.as_ref(), self.provider.as_ref(), declared);
             let body = self.provider.request(&RequestParts {
                 model: &self.config.model,
                 system: self.config.system.as_deref(),
                 messages: &messages,
-                tools: &declared.tools,
+                tools: &tools,
                 max_tokens,
                 stream: self.config.stream,
                 official: self.config.is_official(),
@@ -326,6 +336,15 @@ impl Agent {
             self.record_usage(session, *turns, reply.model.as_deref(), reply.usage)
                 .await;
             events.turn_end(*turns, reply.usage);
+            if reply.calls.is_empty() && reply.stop_reason.as_deref() == Some("pause_turn") {
+                // The API paused a long turn of its own tools: sent back, it goes on.
+                messages.push(Message::Assistant {
+                    text: reply.text,
+                    calls: Vec::new(),
+                    server_blocks: reply.server_blocks,
+                });
+                continue;
+            }
             if reply.calls.is_empty() {
                 let cut_short =
                     matches!(reply.stop_reason.as_deref(), Some("length" | "max_tokens"));
@@ -340,9 +359,12 @@ impl Agent {
                 }
                 return Ok(Ending::Answer(reply.text));
             }
-            let results = run_calls(
+            // The loop's own search calls are answered here; the others run in the session.
+            let portable = search.as_mut().filter(|_| !self.provider.searches_itself());
+            let (answered, rest) = Search::split(portable, session.tools(), &reply.calls);
+            let ran = run_calls(
                 session,
-                &reply.calls,
+                &rest,
                 declared,
                 limits.max_parallel_calls,
                 cancel,
@@ -351,9 +373,11 @@ impl Agent {
             )
             .instrument(turn_span.clone())
             .await;
+            let results = Search::merge(answered, ran);
             messages.push(Message::Assistant {
                 text: reply.text,
                 calls: reply.calls,
+                server_blocks: reply.server_blocks,
             });
             messages.push(Message::Results(results));
         }

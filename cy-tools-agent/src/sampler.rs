@@ -38,6 +38,7 @@ impl LoopAsker {
                     Role::Assistant => Message::Assistant {
                         text,
                         calls: Vec::new(),
+                        server_blocks: Vec::new(),
                     },
                 }
             })
@@ -61,6 +62,7 @@ impl LoopAsker {
             key: config.api_key.as_deref(),
             retry: config.retry,
             strict: false,
+            tool_search: false,
         };
         let budget = TurnBudget {
             bytes: config.limits.max_turn_bytes,

@@ -44,8 +44,13 @@ impl ModelCall {
 pub(crate) enum Message {
     /// What the user (or the parent's model, for a subagent) asked.
     User(String),
-    /// A model turn: what it said and the tools it called.
-    Assistant { text: String, calls: Vec<ModelCall> },
+    /// A model turn: what it said and the tools it called, and the blocks of tools the
+    /// provider ran itself (Anthropic's tool search), sent back as they came.
+    Assistant {
+        text: String,
+        calls: Vec<ModelCall>,
+        server_blocks: Vec<Value>,
+    },
     /// The results of the previous turn's calls, in the calls' order.
     Results(Vec<(ModelCall, ToolResult)>),
 }
@@ -81,6 +86,9 @@ pub(crate) struct Reply {
     pub(crate) model: Option<String>,
     /// Why it stopped, in the provider's words (`stop`, `tool_calls`, `end_turn`, ...).
     pub(crate) stop_reason: Option<String>,
+    /// The blocks of tools the provider ran itself (Anthropic's `server_tool_use` and its
+    /// `tool_search_tool_result`), which the next request must carry back.
+    pub(crate) server_blocks: Vec<Value>,
 }
 
 /// A tool result as text, for providers whose tool messages carry only text.

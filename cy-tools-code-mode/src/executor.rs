@@ -61,6 +61,7 @@ pub struct CodeModeExecutor {
     module: OnceLock<(Arc<ToolsModule>, PathBuf)>,
     limits: CodeModeLimits,
     approval: Arc<dyn ApprovalHook>,
+    code_only: bool,
 }
 
 impl CodeModeExecutor {
@@ -72,7 +73,43 @@ impl CodeModeExecutor {
             module: OnceLock::new(),
             limits: CodeModeLimits::default(),
             approval: Arc::new(AllowAll),
+            code_only: false,
         }
+    }
+
+    /// The same executor in code-only mode: the session [`attach`](Self::attach) gives back
+    /// declares `execute_code` alone to the model (and to MCP clients), described with how to
+    /// discover the tools from the code; every other tool of the session is reached from the
+    /// code only (`cy_sdk.tools`, `cy_sdk.servers.<server>`), so hundreds of tools cost the
+    /// model one definition.
+    ///
+    /// ```
+    /// # use std::sync::Arc;
+    /// # use cy_tools::{Session, SessionIdentity, ToolContext, ToolRegistry};
+    /// # use cy_tools_code_mode::CodeModeExecutor;
+    /// # use cy_tools_sandbox::{LocalSandbox, executor::LocalExecutor};
+    /// # let dir = tempfile::tempdir().unwrap();
+    /// # let env: Arc<dyn cy_tools::services::Sandbox> = Arc::new(LocalSandbox::new(dir.path()).unwrap().env());
+    /// let executor = Arc::new(
+    ///     CodeModeExecutor::new(Arc::new(LocalExecutor::new(Arc::clone(&env)))).with_code_only(true),
+    /// );
+    /// let context = ToolContext::new(SessionIdentity::root("s-1", "t"))
+    ///     .with_env(env)
+    ///     .with_executor(executor.clone());
+    /// let tools = ToolRegistry::linked().unwrap().build(&["execute_code", "read_file"], &context);
+    /// let session = executor.attach(Session::new(Arc::new(context), tools)).unwrap();
+    /// assert_eq!(session.tools().names(), ["execute_code"]);
+    /// assert_eq!(executor.tools_module().unwrap().functions(), ["read_file"]);
+    /// ```
+    #[must_use]
+    pub fn with_code_only(mut self, code_only: bool) -> Self {
+        self.code_only = code_only;
+        self
+    }
+
+    /// Whether the model is given `execute_code` alone ([`with_code_only`](Self::with_code_only)).
+    pub fn code_only(&self) -> bool {
+        self.code_only
     }
 
     /// The same executor under other limits.
@@ -149,6 +186,18 @@ impl CodeModeExecutor {
         let session = session.with_tools(tools);
         let shared = Arc::new(session.clone());
         self.bind(&shared)?;
+        let session = if self.code_only {
+            // The model's view: `execute_code` alone; the code's view (`shared`): every tool.
+            let only = session
+                .tools()
+                .iter()
+                .filter(|tool| tool.name() == "execute_code")
+                .cloned()
+                .collect();
+            session.with_tools(Toolset::new(only))
+        } else {
+            session
+        };
         Ok(session.with_keep_alive(shared))
     }
 
@@ -217,6 +266,7 @@ impl std::fmt::Debug for CodeModeExecutor {
                 "bound",
                 &self.session.get().is_some_and(|w| w.strong_count() > 0),
             )
+            .field("code_only", &self.code_only)
             .finish_non_exhaustive()
     }
 }

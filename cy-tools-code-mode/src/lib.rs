@@ -54,6 +54,7 @@ mod limits;
 mod module;
 mod protocol;
 mod python_api;
+mod summary;
 mod tools_module;
 
 pub use approval::{AllowAll, Approval, ApprovalHook, ApprovalRequest};

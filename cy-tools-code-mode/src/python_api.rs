@@ -16,9 +16,15 @@ pub(super) struct PyFunction {
     /// keyword-only, by name: the schema's properties are unordered, so a position means only
     /// what `required` says it means.
     pub params: Vec<PyParam>,
-    /// The return annotation: a dict for a tool that declares structured results; else
-    /// anything, since a tool without an output schema may still answer JSON.
-    pub returns: &'static str,
+    /// The return annotation: the `TypedDict` of a tool whose output schema is an object with
+    /// properties, the hint of one whose structured result is wrapped (a list, a number);
+    /// else anything, since a tool without an output schema may still answer JSON.
+    pub returns: String,
+    /// The fields of the result's `TypedDict` (the JSON key and its hint), when `returns`
+    /// names one.
+    pub result_fields: Vec<(String, String)>,
+    /// Where the tool comes from: the MCP server it is a tool of, and its name there.
+    pub server: Option<(String, String)>,
 }
 
 /// One argument.
@@ -56,16 +62,29 @@ impl PyFunction {
             }
         }
         uniquify(&mut params);
+        let (returns, result_fields) = match tool.output_schema() {
+            None => ("_t.Any".to_string(), Vec::new()),
+            Some(output) => result_type(&name, output),
+        };
         PyFunction {
             name,
             tool: tool.name().to_string(),
             description: tool.description().trim().to_string(),
             params,
-            returns: if tool.output_schema().is_some() {
-                "_t.Dict[str, _t.Any]"
-            } else {
-                "_t.Any"
-            },
+            returns,
+            result_fields,
+            server: server_of(tool),
+        }
+    }
+
+    /// The module path a program reaches the function by: `cy_sdk.servers.time.get_current_time`
+    /// for an MCP server's tool, `cy_sdk.tools.read_file` for the others.
+    pub(super) fn path(&self) -> String {
+        match &self.server {
+            Some((server, tool)) => {
+                format!("cy_sdk.servers.{}.{}", identifier(server), identifier(tool))
+            }
+            None => format!("cy_sdk.tools.{}", self.name),
         }
     }
 
@@ -87,6 +106,35 @@ impl PyFunction {
         }
         format!("{}({})", self.name, parts.join(", "))
     }
+}
+
+/// The MCP server a tool comes from and its name there (see
+/// [`Definition::mcp_server`](cy_tools::definition::Definition::mcp_server)).
+fn server_of(tool: &BoundTool) -> Option<(String, String)> {
+    let (server, name) = tool.definition().mcp_server()?;
+    Some((server.to_string(), name.to_string()))
+}
+
+/// The return annotation of a tool with an output schema, and the fields of its `TypedDict`:
+/// `{function}_Result` for an object schema with properties; for a wrapped result (the tool
+/// answers a list or a number, sent as `{"result": value}`, which the code receives unwrapped)
+/// the inner value's hint; else a plain dict.
+fn result_type(
+    function: &str,
+    output: &cy_tools::definition::OutputSchema,
+) -> (String, Vec<(String, String)>) {
+    let root = output.value();
+    if output.wraps_result() {
+        return (hint(root, &root["properties"]["result"], 0), Vec::new());
+    }
+    let Some(properties) = root["properties"].as_object().filter(|p| !p.is_empty()) else {
+        return ("_t.Dict[str, _t.Any]".to_string(), Vec::new());
+    };
+    let fields = properties
+        .iter()
+        .map(|(key, schema)| (key.clone(), hint(root, schema, 0)))
+        .collect();
+    (format!("{function}_Result"), fields)
 }
 
 fn param(root: &Value, property: &str, schema: &Value, required: bool) -> PyParam {

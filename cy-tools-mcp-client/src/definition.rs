@@ -10,7 +10,9 @@ use cy_tools::BoxFuture;
 use cy_tools::binding::{BindError, BoundContext};
 use cy_tools::call::ArgsError;
 use cy_tools::capability::Capabilities;
-use cy_tools::definition::{ArgsCheck, Definition, Schema, ToolAnnotations, ToolMeta};
+use cy_tools::definition::{
+    ArgsCheck, Definition, OutputSchema, Schema, ToolAnnotations, ToolMeta,
+};
 use cy_tools::state::StateType;
 use cy_tools::{CallInfo, ToolResult};
 use rmcp::model::Tool;
@@ -30,6 +32,9 @@ pub(crate) struct McpToolDefinition {
     /// The server's own name for the tool.
     pub(crate) tool: String,
     schema: Schema,
+    /// The server's `outputSchema`, kept so hosts see the shape of its structured results
+    /// (code mode types them as a `TypedDict`).
+    output: Option<OutputSchema>,
     /// `None` when the validator cannot compile the server's schema: the arguments then go to
     /// the server unchecked, and the build report says why.
     check: Option<ArgsCheck>,
@@ -70,6 +75,9 @@ pub(crate) fn definition(made: &Made<'_>) -> Result<&'static McpToolDefinition, 
         key.update([0]);
     }
     key.update(schema_value.to_string().as_bytes());
+    if let Some(output) = &tool.output_schema {
+        key.update(Value::Object((**output).clone()).to_string().as_bytes());
+    }
     key.update(format!("{annotations:?}{:?}", made.timeout).as_bytes());
     let key: [u8; 32] = key.finalize().into();
     let mut all = MADE.lock().unwrap_or_else(|e| e.into_inner());
@@ -103,6 +111,10 @@ pub(crate) fn definition(made: &Made<'_>) -> Result<&'static McpToolDefinition, 
         server: made.server.to_string(),
         tool: tool.name.to_string(),
         schema,
+        output: tool
+            .output_schema
+            .as_ref()
+            .map(|output| OutputSchema::new(Value::Object((**output).clone()))),
         check,
         unchecked,
     }));
@@ -155,6 +167,14 @@ impl Definition for McpToolDefinition {
 
     fn schema(&self) -> Result<&Schema, BindError> {
         Ok(&self.schema)
+    }
+
+    fn output_schema(&self) -> Option<&OutputSchema> {
+        self.output.as_ref()
+    }
+
+    fn mcp_server(&self) -> Option<(&str, &str)> {
+        Some((&self.server, &self.tool))
     }
 
     fn start<'a>(

@@ -48,6 +48,14 @@ impl McpServer {
         request: &mut CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // The session's own tool search, when the server offers it (boxed: only a search
+        // carries its state).
+        if let Some(search) = &self.search
+            && request.name == super::search_tools::SEARCH_TOOLS
+        {
+            let tools = self.inner.session.tools();
+            return Box::pin(search.call(tools, &self.found, request, context)).await;
+        }
         let name = &*request.name;
         let session = &self.inner.session;
         let Some(tool) = session.tools().get(name) else {

@@ -85,6 +85,7 @@ mod logging;
 mod notes;
 mod protocol;
 mod request_state;
+mod search_tools;
 mod serve;
 mod server;
 mod trace;

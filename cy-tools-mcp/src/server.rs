@@ -59,6 +59,10 @@ pub struct McpServer {
     subscriptions: Subscriptions,
     /// Who the connection's calls ask their client through, made on the first call.
     pub(super) asker: Arc<std::sync::OnceLock<Arc<dyn cy_tools::call::Asker>>>,
+    /// Tool search, when on ([`with_tool_search`](Self::with_tool_search)), and what the
+    /// connection's searches found.
+    pub(super) search: Option<Arc<super::search_tools::SearchTools>>,
+    pub(super) found: super::search_tools::Found,
 }
 
 pub(super) struct Inner {
@@ -157,7 +161,24 @@ impl McpServer {
             log_level: ConnectionLevel::default(),
             subscriptions: Subscriptions::default(),
             asker: Arc::default(),
+            search: None,
+            found: super::search_tools::Found::default(),
         })
+    }
+
+    /// The same server with tool search: `tools/list` lists the `keep` tools and a
+    /// `search_tools` tool, whose calls add the tools they find to the connection's list and
+    /// send `notifications/tools/list_changed`. Per connection (stdio, a session of the
+    /// session-bearing HTTP mode); over stateless HTTP every tool is listed.
+    ///
+    /// # Errors
+    /// The session has a tool named `search_tools` of its own.
+    pub fn with_tool_search<S: AsRef<str>>(mut self, keep: &[S]) -> Result<Self, ServeError> {
+        let keep: Vec<String> = keep.iter().map(|k| k.as_ref().to_string()).collect();
+        let search = super::search_tools::SearchTools::new(self.inner.session.tools(), &keep)
+            .map_err(|message| ServeError::Configuration { message })?;
+        self.search = Some(Arc::new(search));
+        Ok(self)
     }
 
     /// The same server, binding the approval state it signs to `workspace` (with the called
@@ -254,6 +275,7 @@ impl McpServer {
             log_level: ConnectionLevel::default(),
             subscriptions: Subscriptions::default(),
             asker: Arc::default(),
+            found: super::search_tools::Found::default(),
             ..self.clone()
         }
     }
@@ -302,6 +324,13 @@ impl ServerHandler for McpServer {
         {
             resources.subscribe = None;
         }
+        // The list changes as searches find tools: only a connection that lasts can be told.
+        if self.search.is_some()
+            && !self.stateless
+            && let Some(tools) = info.capabilities.tools.as_mut()
+        {
+            tools.list_changed = Some(true);
+        }
         info
     }
 
@@ -310,7 +339,11 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let list = ListToolsResult::with_all_items(self.inner.declarations.clone());
+        let listed = match &self.search {
+            Some(search) if !self.stateless => search.listed(&self.inner.declarations, &self.found),
+            _ => self.inner.declarations.clone(),
+        };
+        let list = ListToolsResult::with_all_items(listed);
         // The caching fields are 2026-07-28's; older clients get the list as they know it.
         let caching = context
             .protocol_version()

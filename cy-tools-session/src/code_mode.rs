@@ -69,13 +69,14 @@ pub(super) fn wrap(
     executor: Arc<dyn CodeExecutor>,
     settings: &Settings,
 ) -> Result<Wrapped, ServiceError> {
-    if !spec.code_mode {
+    if !spec.code_mode && !spec.code_only {
         return Ok(Wrapped::Plain(executor));
     }
     #[cfg(feature = "code-mode")]
     {
         let mut wrapped = cy_tools_code_mode::CodeModeExecutor::new(executor)
-            .with_limits(settings.limits.clone());
+            .with_limits(settings.limits.clone())
+            .with_code_only(spec.code_only);
         if let Some(hook) = &settings.approval {
             wrapped = wrapped.with_approval(Arc::clone(hook));
         }

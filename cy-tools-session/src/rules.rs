@@ -102,6 +102,8 @@ pub(super) fn child_spec(
         chat: false,
         // A child's code calls only the child's own tools, so code mode widens nothing.
         code_mode: parent.code_mode,
+        // The child's model is declared what its parent's was: `execute_code` alone, or all.
+        code_only: parent.code_only,
         subagents,
         max_depth: parent.max_depth,
         // A child asks about the same calls as its parent: nothing widens down the tree.

@@ -12,6 +12,7 @@ pub mod alone;
 pub mod backend;
 pub mod code_session;
 pub mod connect_proxy;
+pub mod corpus;
 pub mod fake_model;
 pub mod loopback_server;
 pub mod mcp_client;

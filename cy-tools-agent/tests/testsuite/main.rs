@@ -19,6 +19,8 @@ mod openai;
 mod otlp_receiver;
 mod runner;
 mod sampling;
+mod tokens;
+mod tool_search;
 #[cfg(feature = "otel")]
 mod traces;
 mod transport;

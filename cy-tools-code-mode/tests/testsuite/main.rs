@@ -12,6 +12,7 @@ use cy_tools_test_support as support;
 mod approval;
 mod attacks;
 mod cases;
+mod corpus;
 mod harness;
 mod limits;
 mod local;

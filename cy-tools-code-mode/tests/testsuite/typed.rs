@@ -83,6 +83,13 @@ async fn the_generated_module_of_the_test_toolset() {
         ]
     );
     insta::assert_snapshot!("tools_module", module.source().as_ref());
+    // The functions' sources, as `cy_sdk.describe` and the first use see them.
+    let sources: Vec<&str> = module
+        .functions()
+        .iter()
+        .map(|f| module.function_source(f).unwrap())
+        .collect();
+    insta::assert_snapshot!("tools_module_functions", sources.join("\n\n"));
     // Made once per toolset: another session with the same tools gets the same module.
     let again = typed(None);
     assert!(Arc::ptr_eq(
@@ -122,7 +129,7 @@ except cy_sdk.ToolError as err:
     bad = str(err)
 try:
     tools.read_file("in.txt", colour="red")
-except TypeError as err:
+except cy_sdk.ToolError as err:
     unknown = str(err)
 print(json.dumps({
     "listing": tools.list_directory(path="out"),
@@ -155,10 +162,17 @@ print(json.dumps({
         .await;
     assert!(direct.is_error);
     assert_eq!(out["bad"], direct.text_content());
-    assert_eq!(
-        out["unknown"],
-        "read_file() got an unexpected keyword argument 'colour'"
-    );
+    // An argument the signature does not have: the host's message too.
+    let direct = t
+        .session
+        .execute(
+            "read_file",
+            ToolCall::new("direct", json!({"path": "in.txt", "colour": "red"})),
+            &CancellationToken::new(),
+        )
+        .await;
+    assert!(direct.is_error);
+    assert_eq!(out["unknown"], direct.text_content());
     assert_eq!(
         out["names"],
         json!([

@@ -46,7 +46,7 @@ fn auth() -> String {
 }
 
 /// A 2026-07-28 request: per-request metadata and the headers that go with it.
-fn modern(id: u64, method: &str, mut params: Value) -> (String, String) {
+pub(super) fn modern(id: u64, method: &str, mut params: Value) -> (String, String) {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},

@@ -17,5 +17,6 @@ mod http;
 mod http_authorization;
 mod in_process;
 mod log_bounds;
+mod search_tools;
 mod server;
 mod trace;

@@ -94,4 +94,12 @@ pub trait Definition: Send + Sync + 'static {
     fn states(&self) -> &'static [StateType] {
         self.meta().states()
     }
+
+    /// The MCP server this tool is a tool of, by its name in the session, and the tool's own
+    /// name there: `Some(("time", "get_current_time"))` for the session's
+    /// `time__get_current_time`. `None` for the tools defined in Rust. Code mode groups a
+    /// server's tools in a module of their own (`cy_sdk.servers.time`).
+    fn mcp_server(&self) -> Option<(&str, &str)> {
+        None
+    }
 }

@@ -62,6 +62,7 @@ mod mcp;
 mod names;
 mod openai;
 mod refs;
+mod search;
 mod visit;
 
 use std::fmt;
@@ -72,6 +73,7 @@ use crate::binding::{BoundTool, Toolset};
 use crate::definition::{Definition, OutputSchema, ToolAnnotations};
 
 pub use names::{NameMap, NameRule};
+pub use search::{ToolSearch, search_tool_schema};
 
 /// A provider's way of declaring tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -89,6 +89,13 @@ pub struct SessionSpec {
     /// before the setting existed loads with it off, and one with it off is stored without it.
     #[serde(default, skip_serializing_if = "is_false")]
     pub code_mode: bool,
+    /// Code-only mode (implies [`code_mode`](Self::code_mode)): the model is declared
+    /// `execute_code` alone, described with how to discover the tools from the code
+    /// (`cy_sdk.search`, `cy_sdk.describe`, `cy_sdk.sources`); the session's other tools are
+    /// reached from the code only. For sessions with hundreds of tools. Off by default, and
+    /// not written when off.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub code_only: bool,
     /// The subagents the session may start, by profile name.
     #[serde(default)]
     pub subagents: Vec<SubagentProfile>,
@@ -139,6 +146,8 @@ struct SpecForm {
     chat: bool,
     #[serde(default)]
     code_mode: bool,
+    #[serde(default)]
+    code_only: bool,
     #[serde(default)]
     subagents: Vec<SubagentProfile>,
     #[serde(default = "default_max_depth")]
@@ -216,6 +225,7 @@ impl SpecForm {
             executor: self.executor,
             chat: self.chat,
             code_mode: self.code_mode,
+            code_only: self.code_only,
             subagents: self.subagents,
             max_depth: self.max_depth,
             approve: self.approve,
@@ -281,6 +291,7 @@ impl SessionSpec {
             executor: ExecutorSpec::default(),
             chat: false,
             code_mode: false,
+            code_only: false,
             subagents: Vec::new(),
             max_depth: default_max_depth(),
             approve: ApprovalPolicy::None,
@@ -367,6 +378,23 @@ impl SessionSpec {
     #[must_use]
     pub fn with_code_mode(mut self, code_mode: bool) -> Self {
         self.code_mode = code_mode;
+        self
+    }
+
+    /// The same spec with code-only mode on or off (see [`code_only`](Self::code_only)).
+    ///
+    /// ```
+    /// use cy_tools::SessionSpec;
+    ///
+    /// let spec = SessionSpec::root("s-1", "acme", "/srv/work/s-1").with_code_only(true);
+    /// let json = serde_json::to_value(&spec).unwrap();
+    /// assert_eq!(json["code_only"], true);
+    /// let off = serde_json::to_value(spec.with_code_only(false)).unwrap();
+    /// assert!(off.get("code_only").is_none());
+    /// ```
+    #[must_use]
+    pub fn with_code_only(mut self, code_only: bool) -> Self {
+        self.code_only = code_only;
         self
     }
 

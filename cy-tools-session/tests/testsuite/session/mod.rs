@@ -5,6 +5,8 @@ mod catalog;
 mod child_isolation;
 #[cfg(all(feature = "code-mode", feature = "remote"))]
 mod code_mode;
+#[cfg(all(feature = "code-mode", feature = "mcp-client"))]
+mod code_only;
 mod composition;
 mod concurrent;
 mod cross_process;

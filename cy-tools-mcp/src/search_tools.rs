@@ -1,0 +1,146 @@
+//! Tool search over MCP: a server with hundreds of tools lists the kept ones and a
+//! `search_tools` tool; the tools a search finds join the connection's `tools/list`, and the
+//! client is told with `notifications/tools/list_changed`.
+//!
+//! What was found belongs to the connection (stdio, or a session of the session-bearing HTTP
+//! mode): a stateless HTTP server, which keeps nothing between requests and cannot notify,
+//! lists every tool instead. A tool not listed yet can still be called by its name: the list
+//! is what the client's model is shown, not a permission.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use cy_tools::dialect::{ToolSearch, search_tool_schema};
+use cy_tools::{ToolResult, Toolset};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, Tool};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer};
+use serde_json::Value;
+
+/// The search tool's name.
+pub(super) const SEARCH_TOOLS: &str = "search_tools";
+
+/// How many tools one search finds unless it asks for another number.
+const DEFAULT_LIMIT: usize = 5;
+
+/// The server's tool search: the kept tools and the index (the same for every connection).
+pub(super) struct SearchTools {
+    keep: HashSet<String>,
+    index: ToolSearch,
+    declaration: Tool,
+}
+
+/// The tools one connection's searches found.
+#[derive(Clone, Default)]
+pub(super) struct Found(Arc<Mutex<HashSet<String>>>);
+
+impl SearchTools {
+    /// Tool search over `tools`, keeping `keep` listed (names the session lacks are ignored).
+    ///
+    /// # Errors
+    /// The session has a tool named `search_tools` of its own.
+    pub(super) fn new(tools: &Toolset, keep: &[String]) -> Result<SearchTools, String> {
+        if tools.get(SEARCH_TOOLS).is_some() {
+            return Err(format!(
+                "the session has a tool named `{SEARCH_TOOLS}`, the name tool search gives its own; rename that tool, or serve without tool search"
+            ));
+        }
+        let declaration = serde_json::from_value(serde_json::json!({
+            "name": SEARCH_TOOLS,
+            "title": "Search tools",
+            "description": "Find tools by words: this server has more tools than it lists. Give words of what you want to do (`read file`, `current time`); the tools whose names, descriptions or argument names have them are added to the tool list (the server says the list changed), best first, and named in the answer.",
+            "inputSchema": search_tool_schema(),
+            "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+        }))
+        .map_err(|err| format!("the `{SEARCH_TOOLS}` declaration is not an MCP tool: {err}"))?;
+        Ok(SearchTools {
+            keep: keep
+                .iter()
+                .filter(|n| tools.get(n).is_some())
+                .cloned()
+                .collect(),
+            index: ToolSearch::new(tools),
+            declaration,
+        })
+    }
+
+    /// The connection's `tools/list`: the kept and found tools (in `declarations`' order),
+    /// then `search_tools`.
+    pub(super) fn listed(&self, declarations: &[Tool], found: &Found) -> Vec<Tool> {
+        let found = found.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out: Vec<Tool> = declarations
+            .iter()
+            .filter(|d| self.keep.contains(&*d.name) || found.contains(&*d.name))
+            .cloned()
+            .collect();
+        out.push(self.declaration.clone());
+        out
+    }
+
+    /// Answers a `search_tools` call: the tools found join the connection's list, and the
+    /// client is told the list changed (when it did).
+    pub(super) async fn call(
+        &self,
+        tools: &Toolset,
+        found: &Found,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let Some(query) = arguments.get("query").and_then(Value::as_str) else {
+            return Ok(answer(ToolResult::error(format!(
+                "`{SEARCH_TOOLS}` needs `query`, a string of words to look for (`{{\"query\": \"read file\"}}`)"
+            ))));
+        };
+        let limit = arguments
+            .get("limit")
+            .and_then(Value::as_u64)
+            .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(20))
+            .clamp(1, 20);
+        let names: Vec<String> = self
+            .index
+            .find(query, limit)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        if names.is_empty() {
+            return Ok(answer(ToolResult::error(format!(
+                "no tool matches `{query}`; try other words (a verb, an object: `list files`, `time zone`)"
+            ))));
+        }
+        let mut added = false;
+        {
+            let mut found = found.0.lock().unwrap_or_else(|e| e.into_inner());
+            for name in names.iter().filter(|n| !self.keep.contains(*n)) {
+                // Every one is inserted: no short cut once one was new.
+                added |= found.insert(name.clone());
+            }
+        }
+        if added && let Err(err) = context.peer.notify_tool_list_changed().await {
+            tracing::debug!("could not send notifications/tools/list_changed: {err}");
+        }
+        let lines: Vec<String> = names
+            .iter()
+            .filter_map(|n| tools.get(n))
+            .map(|t| format!("- {}: {}", t.name(), summary(t.description())))
+            .collect();
+        Ok(answer(ToolResult::text(format!(
+            "Found {} tool(s), now in the tool list:\n{}",
+            lines.len(),
+            lines.join("\n")
+        ))))
+    }
+}
+
+fn answer(result: ToolResult) -> CallToolResponse {
+    CallToolResponse::Complete(super::convert::call_tool_result(result, None))
+}
+
+/// A description's first sentence, on one line.
+fn summary(description: &str) -> String {
+    let flat = description.split_whitespace().collect::<Vec<_>>().join(" ");
+    match flat.find(". ") {
+        Some(end) => flat[..=end].to_string(),
+        None => flat,
+    }
+}
