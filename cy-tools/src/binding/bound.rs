@@ -332,6 +332,7 @@ impl BoundTool {
     ///
     /// A plain function around one `async` block that uses its arguments in place: an
     /// `async fn` keeps a second copy of each argument in its future.
+    #[allow(clippy::manual_async_fn)] // written out on purpose: see above
     fn run<'a>(
         &'a self,
         call_id: String,
