@@ -47,6 +47,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     // answer is good over this folder only.
     let workspace = opened.workspace.to_string_lossy().into_owned();
     let stored = opened.session.spec().is_some();
+    let fronted = opened.fronted;
     let server = McpServer::for_session(opened.session)
         .map(|server| {
             if stored {
@@ -55,6 +56,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
                 server.with_workspace(workspace)
             }
         })
+        .map(|server| server.with_fronted_servers(fronted))
         .and_then(McpServer::with_state_key_from_env)
         .map_err(CliError::from)?;
     // With a store, each approval is spent in it: one replica runs it.

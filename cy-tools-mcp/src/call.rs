@@ -10,7 +10,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
-use super::approval::{Decided, Eliciting, STATELESS};
+use super::approval::{Decided, Eliciting, STATELESS, stateless_fronted};
 use super::ask;
 use super::convert::call_tool_result;
 use super::input_required::{Round, approval_round};
@@ -148,9 +148,11 @@ impl McpServer {
                 }
             }
         } else if self.stateless {
-            let refused = Decision::Unavailable {
-                reason: STATELESS.to_string(),
+            let reason = match self.fronted_server(tool.name()) {
+                Some(server) => stateless_fronted(server),
+                None => STATELESS.to_string(),
             };
+            let refused = Decision::Unavailable { reason };
             let decided = Decided::new(call.id.clone(), refused);
             call = call.with_approver(Arc::new(decided));
         } else {

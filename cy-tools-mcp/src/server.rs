@@ -59,6 +59,8 @@ pub struct McpServer {
     subscriptions: Subscriptions,
     /// Who the connection's calls ask their client through, made on the first call.
     pub(super) asker: Arc<std::sync::OnceLock<Arc<dyn cy_tools::call::Asker>>>,
+    /// The MCP servers this one fronts (a gateway), whose tools are `{server}__{tool}`.
+    fronted: Arc<[String]>,
 }
 
 pub(super) struct Inner {
@@ -157,7 +159,27 @@ impl McpServer {
             log_level: ConnectionLevel::default(),
             subscriptions: Subscriptions::default(),
             asker: Arc::default(),
+            fronted: Arc::from([]),
         })
+    }
+
+    /// The same server, knowing it fronts the MCP servers named `servers` (a gateway: the
+    /// session's spec names them in `mcp_servers`, and their tools are `{server}__{tool}`), so
+    /// that a call of one of their tools refused for want of a client to ask says how to mark
+    /// the server's tools in the spec.
+    #[must_use]
+    pub fn with_fronted_servers(mut self, servers: impl IntoIterator<Item = String>) -> Self {
+        self.fronted = servers.into_iter().collect();
+        self
+    }
+
+    /// The fronted server whose tool `tool` is, if any.
+    pub(super) fn fronted_server(&self, tool: &str) -> Option<&str> {
+        let (server, _) = tool.split_once("__")?;
+        self.fronted
+            .iter()
+            .find(|s| *s == server)
+            .map(String::as_str)
     }
 
     /// The same server, binding the approval state it signs to `workspace` (with the called
