@@ -6,6 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use cy_tools::session::SpecStore as _;
+use cy_tools_session::store::SqliteStore;
 use serde_json::json;
 
 use crate::support::mcp_servers::installed;
@@ -74,11 +76,12 @@ fn call_runs_a_servers_tool_from_the_spec() {
             spec,
         ],
     );
-    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stdout));
+    // An error result: printed on stderr, exit code 1.
+    assert_eq!(output.status.code(), Some(1), "{}", text(&output.stderr));
     assert!(
-        text(&output.stdout).contains("`timezone`"),
+        text(&output.stderr).contains("unknown field `zone`; valid fields are `timezone`"),
         "{}",
-        text(&output.stdout)
+        text(&output.stderr)
     );
 
     // A tool the server does not have (or the spec's entry leaves out) is named with those it has.
@@ -168,8 +171,17 @@ fn a_stored_session_keeps_its_servers_and_resumes_with_them() {
             text(&output.stdout)
         );
     }
-    // The store holds the servers with the session; `read_file` and the server's tool are
-    // both served.
+    // The store holds the servers with the session, for any worker resuming it.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let stored = runtime.block_on(async {
+        let store = SqliteStore::open(dir.path().join("store/sessions.db")).unwrap();
+        store.load_spec("cli").await.unwrap().unwrap()
+    });
+    let names: Vec<&str> = stored.mcp_servers.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["time"]);
+    // And the session's own tools beside them.
     let output = cy_tools(
         dir.path(),
         &[
@@ -183,8 +195,8 @@ fn a_stored_session_keeps_its_servers_and_resumes_with_them() {
         ],
     );
     assert!(
-        text(&output.stdout).contains("missing.txt"),
+        text(&output.stderr).contains("no file or folder `missing.txt`"),
         "{}",
-        text(&output.stdout)
+        text(&output.stderr)
     );
 }
