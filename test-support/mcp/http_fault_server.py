@@ -4,7 +4,9 @@ as its first line. `POST /mcp` only (JSON answers, no SSE); a session it does no
 answered 404, as the protocol says. Its tools: `echo` answers; `forget` forgets every session
 (the next request of any gets 404); `slow` waits `seconds` and answers, unless its session was
 forgotten meanwhile: then it answers 404 (`then` = "404", the server says it never ran it) or
-drops the connection without answering (`then` = "drop", as a server that crashed). With
+drops the connection without answering (`then` = "drop", as a server that crashed); with `then`
+= "sse" it answers with an event stream at once and never sends the result on it (the client
+learns the session is lost from its next request's 404). With
 `--token T`, every request must carry `Authorization: Bearer T`, else it is answered 401.
 Requests it refused are appended to `refused.log` in its working folder."""
 
@@ -125,6 +127,21 @@ class Handler(BaseHTTPRequestHandler):
             with lock:
                 sessions.clear()
             text = "forgot"
+        elif name == "slow" and args.get("then") == "sse":
+            self.close_connection = True
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            until = time.monotonic() + float(args.get("seconds", 1))
+            try:
+                while time.monotonic() < until:
+                    self.wfile.write(b": waiting\n\n")
+                    self.wfile.flush()
+                    time.sleep(0.2)
+            except OSError:
+                pass
+            return
         elif name == "slow":
             until = time.monotonic() + float(args.get("seconds", 1))
             while time.monotonic() < until:
