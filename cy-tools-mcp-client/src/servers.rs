@@ -41,12 +41,28 @@ struct Tools {
     report: Vec<String>,
 }
 
-/// The tool lists read in this process, by what makes a server list what it lists (its entry
-/// without its choice of tools, timeouts and trust; the workspace; the values of the variables
-/// it receives): a lazy server whose list is here is bound from it and started at its first
-/// call.
+/// The tool lists of lazy servers read in this process, by what makes a server list what it
+/// lists (its entry without its choice of tools, timeouts and trust; the workspace; the values
+/// of the variables it receives): a lazy server whose list is here is bound from it and
+/// started at its first call.
 static LISTED: LazyLock<Mutex<HashMap<[u8; 32], Vec<Tool>>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// The most lists [`LISTED`] keeps: a process serving many workspaces forgets some (their
+/// next build starts the server to list it again) rather than grow without bound.
+const LISTED_MAX: usize = 256;
+
+/// Keeps `tools` as the list of a lazy server's `key`.
+fn remember(key: [u8; 32], tools: &[Tool]) {
+    let mut listed = LISTED.lock().unwrap_or_else(|e| e.into_inner());
+    if listed.len() >= LISTED_MAX
+        && !listed.contains_key(&key)
+        && let Some(some) = listed.keys().next().copied()
+    {
+        listed.remove(&some);
+    }
+    listed.insert(key, tools.to_vec());
+}
 
 /// What `spec`'s server in `view` lists its tools by, for [`LISTED`].
 fn listing_key(spec: &McpServerSpec, view: &SandboxView) -> [u8; 32] {
@@ -137,10 +153,9 @@ impl McpServers {
                 McpClientError::new(format!("starting an MCP server failed inside ({err})"))
             })?;
             let tools = tools.map_err(McpClientError::new)?;
-            LISTED
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(keys[i], tools.clone());
+            if specs[i].lazy {
+                remember(keys[i], &tools);
+            }
             listed[i] = Some(tools);
         }
         let listed: Vec<Vec<Tool>> = listed.into_iter().map(Option::unwrap_or_default).collect();
@@ -200,7 +215,9 @@ impl McpServers {
     /// descriptions, schemas) is the bound tools', so a host that serves them binds again:
     /// [`bind`](Self::bind) (or [`definitions`](Self::definitions)) gives the tools as listed
     /// now, and `Session::with_tools` puts them in place; an MCP server of its own then sends
-    /// its clients `notifications/tools/list_changed`.
+    /// its clients `notifications/tools/list_changed`. A session built by `cy-tools-session`'s
+    /// factory holds its servers as its context's state:
+    /// `session.context().state::<McpServers>()`.
     ///
     /// ```no_run
     /// # async fn run(servers: cy_tools_mcp_client::McpServers, session: cy_tools::Session)
@@ -414,10 +431,9 @@ async fn refresh(
                     continue;
                 }
             };
-            LISTED
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(keys[i], listed.clone());
+            if server.spec.lazy {
+                remember(keys[i], &listed);
+            }
             let mut tools = inner.tools.write().unwrap_or_else(|e| e.into_inner());
             tools.listed[i] = listed;
             let Ok((made, report)) = session_tools(&inner.servers, &tools.listed, false) else {

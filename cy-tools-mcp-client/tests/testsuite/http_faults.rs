@@ -120,14 +120,11 @@ async fn a_lost_session_is_opened_again_without_orphaning_calls() {
     // A call whose answer was to come on an event stream when the session was lost (the
     // next request is answered 404): an error naming the server, not a call left waiting.
     let started = std::time::Instant::now();
-    let (slow, after) = tokio::join!(
-        call("slow", json!({"seconds": 20, "then": "sse"})),
-        async {
-            tokio::time::sleep(Duration::from_millis(500)).await;
-            assert_eq!(call("forget", json!({})).await.text_content(), "forgot");
-            call("echo", json!({"text": "four"})).await
-        }
-    );
+    let (slow, after) = tokio::join!(call("slow", json!({"seconds": 20, "then": "sse"})), async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(call("forget", json!({})).await.text_content(), "forgot");
+        call("echo", json!({"text": "four"})).await
+    });
     assert_eq!(
         (slow.is_error, slow.text_content().as_str()),
         (
