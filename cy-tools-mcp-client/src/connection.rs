@@ -213,13 +213,22 @@ impl Server {
             }
             Ok(Err(err)) => {
                 let why = with_sources(&err);
-                if why.contains("Auth required") || why.contains("401") {
+                // rmcp says "Auth required" for a 401 with a challenge (`WWW-Authenticate`),
+                // "HTTP 401 Unauthorized: …" for one without; likewise for 403.
+                let status = if why.contains("Auth required") || why.contains("HTTP 401") {
+                    Some("HTTP 401 Unauthorized")
+                } else if why.contains("Insufficient scope") || why.contains("HTTP 403") {
+                    Some("HTTP 403 Forbidden")
+                } else {
+                    None
+                };
+                if let Some(status) = status {
                     return Err(match &self.spec.bearer_env {
                         Some(var) => format!(
-                            "MCP server `{name}` at `{url}` refused the bearer token in the host variable `{var}` (HTTP 401 Unauthorized); check that `{var}` holds a token it accepts"
+                            "MCP server `{name}` at `{url}` refused the bearer token in the host variable `{var}` ({status}); check that `{var}` holds a token it accepts"
                         ),
                         None => format!(
-                            "MCP server `{name}` at `{url}` requires a bearer token (HTTP 401 Unauthorized); name the host variable holding it in the server's `bearer_env`"
+                            "MCP server `{name}` at `{url}` requires a bearer token ({status}); name the host variable holding it in the server's `bearer_env`"
                         ),
                     });
                 }

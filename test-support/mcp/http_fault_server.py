@@ -7,7 +7,8 @@ forgotten meanwhile: then it answers 404 (`then` = "404", the server says it nev
 drops the connection without answering (`then` = "drop", as a server that crashed); with `then`
 = "sse" it answers with an event stream at once and never sends the result on it (the client
 learns the session is lost from its next request's 404). With
-`--token T`, every request must carry `Authorization: Bearer T`, else it is answered 401.
+`--token T`, every request must carry `Authorization: Bearer T`, else it is answered 401 (with a
+`WWW-Authenticate` challenge when it carried a wrong token).
 Requests it refused are appended to `refused.log` in its working folder."""
 
 import json
@@ -59,8 +60,11 @@ class Handler(BaseHTTPRequestHandler):
     def authorized(self):
         if TOKEN is None or self.headers.get("Authorization") == "Bearer " + TOKEN:
             return True
-        log_refused("401 " + str(self.headers.get("Authorization")))
-        self.answer(401, {"error": "a valid bearer token is required"})
+        given = self.headers.get("Authorization")
+        log_refused("401 " + str(given))
+        # A wrong token gets a challenge, a missing one a bare 401: clients see both.
+        challenge = [("WWW-Authenticate", 'Bearer error="invalid_token"')] if given else []
+        self.answer(401, {"error": "a valid bearer token is required"}, challenge)
         return False
 
     def do_GET(self):
