@@ -8,8 +8,10 @@ use cy_tools::approval::ApprovalPolicy;
 use super::error::CliError;
 use super::mcp_http::{self, HttpArgs};
 use super::runtime::CommandRuntime;
+use super::servers;
 use super::session::{self, SessionArgs};
 use cy_tools_mcp::McpServer;
+use cy_tools_mcp_client::McpServers;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct Args {
@@ -48,6 +50,13 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let workspace = opened.workspace.to_string_lossy().into_owned();
     let stored = opened.session.spec().is_some();
     let fronted = opened.fronted;
+    // Its MCP servers' tool lists may change while it runs: what is served follows them.
+    let upstream = opened
+        .session
+        .context()
+        .state::<McpServers>()
+        .cloned()
+        .map(|servers| (servers, opened.session.clone()));
     let server = McpServer::for_session(opened.session)
         .map(|server| {
             if stored {
@@ -62,6 +71,15 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     // With a store, each approval is spent in it: one replica runs it.
     let server = match opened.spent_nonces {
         Some(nonces) => server.with_spent_nonces(nonces),
+        None => server,
+    };
+    let server = match upstream {
+        Some((servers, session)) => {
+            let (server, updates) = server.with_tool_updates();
+            let requested = args.tools.clone();
+            servers::follow(servers, session, requested, updates, &runtime.work()?);
+            server
+        }
         None => server,
     };
     if args.http.enabled() {

@@ -140,3 +140,51 @@ pub(super) async fn resume_within(
     drop(session);
     factory.resume_within(id, &only).await
 }
+
+/// Keeps what `updates`' server serves in step with `session`'s MCP servers: whenever their
+/// tool lists change (a server sent `notifications/tools/list_changed`, or was started again
+/// and lists other tools), the servers' tools are bound again beside the session's own (only
+/// those `requested` names, when it names some) and put in place, and the server's clients
+/// are told. Runs on `runtime` until the servers are dropped.
+pub(super) fn follow(
+    servers: McpServers,
+    session: Session,
+    requested: Option<Vec<String>>,
+    updates: cy_tools_mcp::ToolUpdates,
+    runtime: &Handle,
+) {
+    runtime.spawn(async move {
+        let mut changes = servers.changes();
+        while changes.changed().await.is_ok() {
+            let own: Vec<BoundTool> = session
+                .tools()
+                .iter()
+                .filter(|t| !servers.owns(t.name()))
+                .cloned()
+                .collect();
+            let rebound = bind_after(
+                Toolset::new(own),
+                &servers,
+                session.context(),
+                requested.as_deref(),
+            );
+            let tools = match rebound {
+                Ok(tools) => tools,
+                Err(err) => {
+                    tracing::warn!("the MCP servers' new tools cannot be served: {err}");
+                    continue;
+                }
+            };
+            for line in servers.report() {
+                tracing::info!("{line}");
+            }
+            let names = tools.names().join(", ");
+            match updates.replace(session.clone().with_tools(tools)).await {
+                Ok(told) => {
+                    tracing::info!(tools = %names, clients = told, "the MCP servers' tools changed")
+                }
+                Err(err) => tracing::warn!("the MCP servers' new tools cannot be served: {err}"),
+            }
+        }
+    });
+}

@@ -28,7 +28,9 @@ impl McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = &*request.name;
-        let session = &self.inner.session;
+        // The tools served now (a host may put new ones in place while the server runs).
+        let served = self.current();
+        let session = &served.session;
         let Some(tool) = session.tools().get(name) else {
             tracing::debug!(tool = name, "call of an unknown tool");
             return Err(self.unknown_tool(name));

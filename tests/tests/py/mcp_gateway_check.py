@@ -5,7 +5,9 @@ spec's built-in `read_file` beside the tools of two upstream MCP servers it star
 annotations), so the gateway asks before each call.
 
 Usage: mcp_gateway_check.py stdio WORKSPACE COMMAND [ARG...]
-       mcp_gateway_check.py http STATELESS_URL SESSIONS_URL
+       mcp_gateway_check.py http STATELESS_URL SESSIONS_URL SESSIONS_PID
+       mcp_gateway_check.py changes stdio WORKSPACE COMMAND [ARG...]
+       mcp_gateway_check.py changes http STATELESS_URL SESSIONS_URL
 
 Over stdio COMMAND starts the gateway with `--approve destructive`; over HTTP the first server is
 stateless, the second session-bearing (`--http-sessions`), both with the token in
@@ -25,6 +27,12 @@ transport can ask:
   HTTP `--http-sessions` and the spec's `trust_annotations`);
 * an upstream killed mid-call (stdio and session-bearing HTTP): the call running on it answers
   an error naming the server, and the next call starts it again and answers.
+
+`changes` fronts the tests' fault server (`fault__*`, with `--approve none`), whose `change`
+changes its tool list and says so (`notifications/tools/list_changed`): a 2025-11-25 client
+over stdio or the session-bearing HTTP mode is told in turn, a stateless HTTP or 2026-07-28
+client is not (it cannot be) and sees the new list on its next `tools/list`; either way the new
+tool answers and the one gone is unknown.
 
 Exits non-zero, naming the check, on any mismatch.
 """
@@ -226,11 +234,88 @@ async def http(stateless: str, sessions: str, sessions_pid: int) -> None:
         sys.exit(f"FAILED http: {err}")
 
 
+def listener() -> tuple[anyio.Event, Any]:
+    """An event set when the client is told the tools changed, and the handler that sets it."""
+    told = anyio.Event()
+
+    async def on_message(message: Any) -> None:
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/tools/list_changed":
+            told.set()
+
+    return told, on_message
+
+
+async def names(client: Client) -> set[str]:
+    return {t.name for t in (await client.list_tools()).tools}
+
+
+async def check_change(client: Client, told: anyio.Event, expect_told: bool) -> None:
+    """`fault__change` changes the upstream's list (`read` gone, `added` new): the gateway's
+    client is told where it can be, and its next `tools/list` shows the new list."""
+    before = await names(client)
+    expect("the upstream's tools are listed", {"fault__read", "fault__change"} <= before and "fault__added" not in before, sorted(before))
+    result = await client.call_tool("fault__change", {})
+    expect("the change runs", not result.is_error and text(result) == "changed", text(result))
+    if expect_told:
+        with anyio.fail_after(10):
+            await told.wait()
+    after = before
+    for _ in range(100):
+        after = await names(client)
+        if "fault__added" in after:
+            break
+        await anyio.sleep(0.1)
+    expect("the new list is served", "fault__added" in after and "fault__read" not in after and "read_file" in after, sorted(after))
+    if not expect_told:
+        expect("a client that cannot be told is not", not told.is_set(), "told")
+    result = await client.call_tool("fault__added", {})
+    expect("the new tool answers", not result.is_error and text(result) == "added answers", text(result))
+    try:
+        result = await client.call_tool("fault__read", {"path": "x"})
+        expect("a tool gone is refused", result.is_error, text(result))
+    except Exception as err:  # the SDK raises the JSON-RPC error of an unknown tool
+        expect("a tool gone is unknown, naming the valid ones", "unknown tool `fault__read`" in str(err) and "fault__added" in str(err), err)
+
+
+async def changes_stdio(workspace: Path, command: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if k.startswith("CY_TOOLS_")}
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env, cwd=str(workspace))
+    try:
+        told, on_message = listener()
+        async with Client(params, mode="legacy", read_timeout_seconds=60, message_handler=on_message) as client:
+            await check_change(client, told, True)
+        # 2026-07-28 has no notifications of its own: its next list is the new one.
+        told, on_message = listener()
+        async with Client(params, mode="auto", read_timeout_seconds=60, message_handler=on_message) as client:
+            await check_change(client, told, False)
+    except AssertionError as err:
+        sys.exit(f"FAILED changes over stdio: {err}")
+    print("changes: stdio: a 2025-11-25 client told, a 2026-07-28 one sees the new list")
+
+
+async def changes_http(stateless: str, sessions: str) -> None:
+    try:
+        told, on_message = listener()
+        async with Client(streamable_http_client(sessions, http_client=http_client()), mode="legacy", read_timeout_seconds=60, message_handler=on_message) as client:
+            await check_change(client, told, True)
+        told, on_message = listener()
+        async with Client(streamable_http_client(stateless, http_client=http_client()), mode="legacy", read_timeout_seconds=60, message_handler=on_message) as client:
+            await check_change(client, told, False)
+    except AssertionError as err:
+        sys.exit(f"FAILED changes over HTTP: {err}")
+    print("changes: http: a session-bearing client told, a stateless one sees the new list")
+
+
 def main() -> None:
     if len(sys.argv) >= 4 and sys.argv[1] == "stdio":
         anyio.run(stdio, Path(sys.argv[2]), sys.argv[3:])
     elif len(sys.argv) == 5 and sys.argv[1] == "http":
         anyio.run(http, sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif len(sys.argv) >= 5 and sys.argv[1:3] == ["changes", "stdio"]:
+        anyio.run(changes_stdio, Path(sys.argv[3]), sys.argv[4:])
+    elif len(sys.argv) == 5 and sys.argv[1:3] == ["changes", "http"]:
+        anyio.run(changes_http, sys.argv[3], sys.argv[4])
     else:
         sys.exit(__doc__)
 

@@ -5,6 +5,10 @@
 //! HTTP modes: list, call through, bad arguments, approval asked and declined, a client that
 //! cannot be asked, an upstream killed mid-call.
 //!
+//! An upstream server whose tool list changes (the tests' fault server) has the change reach the
+//! gateway's clients: told over stdio and the session-bearing HTTP mode, the new list on the
+//! next `tools/list` for the others.
+//!
 //! The interpreter comes from `CY_MCP_PYTHON`, as for `mcp_python_client`; the servers from
 //! `CY_MCP_SERVERS` and `CY_MCP_TIME_VENV` (a test without them skips, unless
 //! `CY_MCP_SERVERS_REQUIRE` is set).
@@ -12,7 +16,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use cy_tools_test_support::mcp_servers::installed;
+use cy_tools_test_support::mcp_servers::{fault_server, installed};
 use serde_json::json;
 
 use crate::mcp_python_client::python;
@@ -110,4 +114,68 @@ fn the_official_client_reaches_upstream_servers_through_the_gateway_over_http() 
         .output()
         .unwrap();
     check(&output, "the gateway over HTTP");
+}
+
+/// A spec file naming `read_file` and the tests' fault server, whose `change` changes its tool
+/// list and says so.
+fn changing_spec(folder: &Path) -> PathBuf {
+    let (script, dir) = fault_server();
+    let spec = json!({
+        "tools": ["read_file"],
+        "mcp_servers": [{"name": "fault", "command": "python3", "args": [script], "read_only": [dir]}],
+    });
+    let path = folder.join("changing.json");
+    std::fs::write(&path, spec.to_string()).unwrap();
+    path
+}
+
+#[test]
+fn an_upstream_tool_list_change_reaches_the_gateways_clients_over_stdio() {
+    let Some(python) =
+        python("an_upstream_tool_list_change_reaches_the_gateways_clients_over_stdio")
+    else {
+        return;
+    };
+    let (workspace, specs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let spec = changing_spec(specs.path());
+    let output = Command::new(python)
+        .arg(script())
+        .args(["changes", "stdio"])
+        .arg(workspace.path())
+        .arg(app().get_program())
+        .args(["mcp", "--spec"])
+        .arg(&spec)
+        .arg("--root")
+        .arg(workspace.path())
+        .output()
+        .unwrap();
+    check(&output, "tool list changes over stdio");
+}
+
+#[test]
+fn an_upstream_tool_list_change_reaches_the_gateways_clients_over_http() {
+    let Some(python) =
+        python("an_upstream_tool_list_change_reaches_the_gateways_clients_over_http")
+    else {
+        return;
+    };
+    let (workspace, specs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let spec = changing_spec(specs.path());
+    let spec = spec.to_string_lossy();
+    let extra = ["--spec", &spec, "--approve", "none"];
+    let stateless = HttpMcp::start(workspace.path(), "", &extra);
+    let sessions = HttpMcp::start(
+        workspace.path(),
+        "",
+        &[&extra[..], &["--http-sessions"]].concat(),
+    );
+    let output = Command::new(python)
+        .arg(script())
+        .args(["changes", "http"])
+        .arg(&stateless.url)
+        .arg(&sessions.url)
+        .env("CY_TOOLS_MCP_TOKEN", TOKEN)
+        .output()
+        .unwrap();
+    check(&output, "tool list changes over HTTP");
 }
