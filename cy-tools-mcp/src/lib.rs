@@ -10,6 +10,9 @@
 //!
 //! * `tools/list` answers every tool of the toolset, sorted by name, declared as the
 //!   [`Dialect::Mcp`](cy_tools::dialect::Dialect::Mcp) export (input schema, title, annotations).
+//!   A host whose session's tools change while it is served ([`ToolUpdates`], from
+//!   [`McpServer::with_tool_updates`]) puts the new ones in place, and the clients that can be
+//!   told are sent `notifications/tools/list_changed`.
 //! * `tools/call` runs [`BoundTool::execute`](cy_tools::BoundTool::execute), the same path a
 //!   model loop takes: arguments are validated against the canonical schema here, not by the
 //!   client, and whatever goes wrong in the tool comes back as an `isError` result the model can
