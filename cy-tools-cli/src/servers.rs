@@ -21,12 +21,24 @@ pub(super) fn of_a_server(servers: &[McpServerSpec], name: &str) -> bool {
         .is_some_and(|(server, _)| servers.iter().any(|s| s.name == server))
 }
 
-/// Whether the session needs its servers started: it serves every tool (`requested` is
-/// `None`), or one of those requested is a server's. `call read_file` with a spec naming
-/// servers starts none of them.
-pub(super) fn needed(servers: &[McpServerSpec], requested: Option<&[String]>) -> bool {
-    !servers.is_empty()
-        && requested.is_none_or(|names| names.iter().any(|n| of_a_server(servers, n)))
+/// The servers the session needs started: every one when it serves every tool (`requested`
+/// is `None`), else those a requested name is a tool of. `call read_file` with a spec naming
+/// servers starts none of them; `mcp --tools time__get_current_time` starts `time` alone.
+pub(super) fn needed(
+    servers: &[McpServerSpec],
+    requested: Option<&[String]>,
+) -> Vec<McpServerSpec> {
+    servers
+        .iter()
+        .filter(|server| {
+            requested.is_none_or(|names| {
+                names
+                    .iter()
+                    .any(|n| n.split_once("__").is_some_and(|(s, _)| s == server.name))
+            })
+        })
+        .cloned()
+        .collect()
 }
 
 /// Starts `servers` in `view` (the session's workspace) on `runtime`, where their connections

@@ -327,10 +327,11 @@ fn open_unstored(
     let env = sandbox.env();
     // The spec's MCP servers run in that view too, confined as `terminal`'s commands are, on
     // the command's runtime, and live as long as the session's context holds them.
-    let servers = if servers::needed(&spec.mcp_servers, requested) {
-        Some(servers::start(&spec.mcp_servers, &env, &runtime.work()?)?)
-    } else {
+    let needed = servers::needed(&spec.mcp_servers, requested);
+    let servers = if needed.is_empty() {
         None
+    } else {
+        Some(servers::start(&needed, &env, &runtime.work()?)?)
     };
     let python = PythonRunner::for_limits(env.limits());
     let env: Arc<dyn Sandbox> = Arc::new(env);

@@ -200,3 +200,33 @@ fn a_stored_session_keeps_its_servers_and_resumes_with_them() {
         text(&output.stderr)
     );
 }
+
+#[test]
+fn only_the_servers_whose_tools_are_served_are_started() {
+    let Some((dir, spec)) = with_time_server(None) else {
+        return;
+    };
+    // A second server that cannot start: a call of the first's tool does not start it.
+    let mut written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&spec).unwrap()).unwrap();
+    written["mcp_servers"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "broken", "command": "no-such-mcp-server"}));
+    std::fs::write(&spec, written.to_string()).unwrap();
+    let spec = spec.to_str().unwrap();
+    let args = r#"{"timezone": "UTC"}"#;
+    let output = cy_tools(
+        dir.path(),
+        &["call", "time__get_current_time", args, "--spec", spec],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+    // Serving every tool starts both, and the one that cannot start is named.
+    let output = cy_tools(dir.path(), &["mcp", "--spec", spec]);
+    assert_eq!(output.status.code(), Some(2));
+    let err = text(&output.stderr);
+    assert!(
+        err.starts_with("error: session spec `mcp_servers`: ") && err.contains("`broken`"),
+        "{err}"
+    );
+}
