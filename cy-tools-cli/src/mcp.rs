@@ -17,8 +17,9 @@ use cy_tools_mcp_client::McpServers;
 pub(super) struct Args {
     #[command(flatten)]
     session: SessionArgs,
-    /// The tools to serve, comma-separated [default: the spec's `tools`, else every linked
-    /// tool this session can run]
+    /// The tools to serve, comma-separated, a spec's MCP servers' tools named
+    /// `{server}__{tool}` [default: the spec's `tools` and its servers' tools, else every
+    /// linked tool this session can run]
     #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
     tools: Option<Vec<String>>,
     /// Tool calls that run at once over stdio; a client's further calls wait their turn
