@@ -37,7 +37,8 @@ fn main() {
         .build()
         .unwrap();
     let script = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
-    let workspace = std::env::temp_dir().join(format!("cy-bench-mcp-client-{}", std::process::id()));
+    let workspace =
+        std::env::temp_dir().join(format!("cy-bench-mcp-client-{}", std::process::id()));
     std::fs::create_dir_all(&workspace).unwrap();
 
     // Ours: the server confined in the session's sandbox, its `echo` a session tool.
@@ -125,7 +126,11 @@ fn main() {
     let parallel = || drop(runtime.block_on(McpServers::start(&specs, &view)).unwrap());
     let sequential = || {
         for spec in &specs {
-            drop(runtime.block_on(McpServers::start(std::slice::from_ref(spec), &view)).unwrap());
+            drop(
+                runtime
+                    .block_on(McpServers::start(std::slice::from_ref(spec), &view))
+                    .unwrap(),
+            );
         }
     };
     let ratios = paired::round_ratios(ROUNDS, 3, parallel, sequential);

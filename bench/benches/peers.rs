@@ -36,7 +36,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use cy_tools::{CancellationToken, SessionIdentity, ToolCall, ToolContext, Toolset, dialect::Dialect};
+use cy_tools::{
+    CancellationToken, SessionIdentity, ToolCall, ToolContext, Toolset, dialect::Dialect,
+};
 use cy_tools_bench::{ours, paired, peer_rmcp::RmcpTools};
 use cy_tools_builtin::mcp::McpServer;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, NumberOrString};
@@ -220,6 +222,14 @@ fn call_pair(c: &mut Criterion, tool: &'static str, args: Value, expected: &str)
     assert!(!result.is_error, "{}", result.text_content());
     assert_eq!(result.text_content(), expected);
 
+    // What a host moves on every call before running it (into a task, into `block_on`): the
+    // size of each side's call future.
+    println!(
+        "call future of `{tool}`: rmcp's `call_tool` {} bytes, cy-tools' `call_tool` {} bytes, `BoundTool::execute` {} bytes",
+        std::mem::size_of_val(&rmcp_call(args_object.clone())),
+        std::mem::size_of_val(&our_call(args_object.clone())),
+        std::mem::size_of_val(&ours.execute(ToolCall::new("call-1", args.clone()), &token))
+    );
     let rmcp_once = || runtime.block_on(rmcp_call(black_box(&args_object).clone()));
     let our_mcp_once = || runtime.block_on(our_call(black_box(&args_object).clone()));
     let ours_once = || {

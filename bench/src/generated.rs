@@ -15,7 +15,10 @@
 use std::sync::Arc;
 
 use cy_tools::definition::Definition;
-use cy_tools::{BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolRegistry, ToolResult, definition::RawToolDefinition};
+use cy_tools::{
+    BoxFuture, CallInfo, Ctx, SessionIdentity, ToolContext, ToolRegistry, ToolResult,
+    definition::RawToolDefinition,
+};
 use serde_json::{Map, Value, json};
 
 /// How big each generated tool's parameter schema is.

@@ -4,7 +4,7 @@
 //! `register = false`: the benchmark binds them from a registry it fills itself
 //! ([`registry`]), so the scaling benchmark's own registrations never mix with these.
 
-use cy_tools::{tool, ToolRegistry};
+use cy_tools::{ToolRegistry, tool};
 
 use crate::tools::{self, *};
 

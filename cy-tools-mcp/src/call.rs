@@ -5,10 +5,11 @@ use std::sync::Arc;
 
 use cy_tools::ToolCall;
 use cy_tools::approval::Decision;
-use rmcp::model::{CallToolRequestParams, CallToolResponse, ProtocolVersion};
+use rmcp::model::{CallToolRequestParams, CallToolResponse, NumberOrString, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
+use tracing::Span;
 
 use super::approval::{Decided, Eliciting, STATELESS, stateless_fronted};
 use super::ask;
@@ -22,10 +23,30 @@ impl McpServer {
     /// One `tools/call`: the tool looked up once, approval asked when the session's policy
     /// says so (in the form the client's protocol allows), then the session's one call path,
     /// with the call's progress and log messages sent before its answer.
-    pub(super) async fn call(
+    ///
+    /// A plain function around one `async` block that uses `request` and `context` in place
+    /// (an `async fn` keeps a second copy of each); the answer is recorded in `span`, the
+    /// request's.
+    pub(super) fn call(
         &self,
         mut request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
+        span: Span,
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        async move {
+            let answer = self.answer(&mut request, &context).await;
+            if !span.is_disabled() {
+                super::trace::record_answer(&span, &answer);
+            }
+            answer
+        }
+    }
+
+    /// The answer to one `tools/call`.
+    async fn answer(
+        &self,
+        request: &mut CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = &*request.name;
         // The tools served now (a host may put new ones in place while the server runs).
@@ -37,15 +58,17 @@ impl McpServer {
         };
         // Absent arguments are `null`, which the tool contract accepts as "no arguments".
         let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
-        let mut call = ToolCall::new(context.id.to_string(), arguments);
+        let mut call = ToolCall::new(call_id(&context.id), arguments);
         tracing::debug!(tool = name, id = %context.id, "tools/call");
-        let (notes, forward) = notes::forwarder(&context, self.log_level.for_request(&context));
+        // Asked once: reading the connection's version takes a lock.
+        let modern = super::protocol::is_modern(context);
+        let (notes, forward) =
+            notes::forwarder(context, self.log_level.for_request(context, modern));
         if let Some(sink) = &notes.progress {
             call = call.with_progress(Arc::clone(sink));
         }
         call = call.with_log(Arc::clone(&notes.log));
         // The tool's questions (its `sample` and `elicit`) go to this request's client.
-        let modern = super::protocol::is_modern(&context);
         call = call.with_asker(ask::for_call(
             &self.asker,
             &context.peer,
@@ -56,7 +79,7 @@ impl McpServer {
         // those that pass are parsed once, here, for the question and the call. Boxed: only a
         // call that asks carries the question's state, not every call's future.
         if tool.needs_approval() && tool.check_arguments(&mut call.arguments) {
-            match Box::pin(self.approval(tool, &request, &context, call)).await {
+            match Box::pin(self.approval(tool, request, context, call)).await {
                 Ok(approved) => call = approved,
                 Err(ask) => return Ok(ask),
             }
@@ -200,5 +223,46 @@ impl McpServer {
                 false
             }
         }
+    }
+}
+
+/// A request's id as a call id: a number written without the formatting machinery (every
+/// call has one, and most clients number their requests).
+fn call_id(id: &NumberOrString) -> String {
+    match id {
+        NumberOrString::Number(n) => {
+            let mut digits = [0u8; 20];
+            let mut at = digits.len();
+            let mut rest = n.unsigned_abs();
+            loop {
+                at -= 1;
+                // A digit: always below 10.
+                digits[at] = b'0' + u8::try_from(rest % 10).unwrap_or(0);
+                rest /= 10;
+                if rest == 0 {
+                    break;
+                }
+            }
+            let mut out = String::with_capacity(21 - at);
+            if *n < 0 {
+                out.push('-');
+            }
+            out.extend(digits[at..].iter().map(|&d| char::from(d)));
+            out
+        }
+        NumberOrString::String(s) => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_id_is_the_request_id_as_text() {
+        for n in [0, 7, 10, 42, 1_000_000, i64::MAX, -1, -90, i64::MIN] {
+            assert_eq!(call_id(&NumberOrString::Number(n)), n.to_string());
+        }
+        assert_eq!(call_id(&NumberOrString::String("req-9".into())), "req-9");
     }
 }

@@ -51,11 +51,16 @@ impl ConnectionLevel {
     /// (`_meta["io.modelcontextprotocol/logLevel"]`); else none for a 2026-07-28 request, whose
     /// client opts in per request; else the connection's (which a stateless server never
     /// changes).
-    pub(super) fn for_request(&self, context: &RequestContext<RoleServer>) -> Option<LogLevel> {
+    /// `modern`: whether the request speaks 2026-07-28 or later (the caller has asked
+    /// [`is_modern`](super::protocol::is_modern) already).
+    pub(super) fn for_request(
+        &self,
+        context: &RequestContext<RoleServer>,
+        modern: bool,
+    ) -> Option<LogLevel> {
         if let Some(level) = context.meta.log_level() {
             return Some(from_mcp(level));
         }
-        let modern = super::protocol::is_modern(context);
         (!modern).then(|| self.get())
     }
 }

@@ -42,6 +42,9 @@ struct Shared {
     level: Option<LogLevel>,
     /// Log messages dropped since the queue was last taken, past [`MAX_PENDING_LOG_MESSAGES`].
     dropped: AtomicUsize,
+    /// Something was pushed (or dropped) since the queue was last taken: a call that tells
+    /// nothing, most calls, never takes a lock.
+    pending: AtomicBool,
 }
 
 impl Shared {
@@ -53,16 +56,22 @@ impl Shared {
             let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
             if matches!(note, Note::Log(_)) && queue.len() >= MAX_PENDING_LOG_MESSAGES {
                 self.dropped.fetch_add(1, Ordering::Relaxed);
-                return;
+            } else {
+                queue.push(note);
             }
-            queue.push(note);
         }
+        // Set before the waker is read, and read by the loop after it left its waker: one of
+        // the two sees the other (both sequentially consistent), so no note is left unsent.
+        self.pending.store(true, Ordering::SeqCst);
         if let Some(waker) = &*self.waker.lock().unwrap_or_else(PoisonError::into_inner) {
             waker.wake_by_ref();
         }
     }
 
     fn take(&self) -> Vec<Note> {
+        if !self.pending.swap(false, Ordering::SeqCst) {
+            return Vec::new();
+        }
         let mut notes =
             std::mem::take(&mut *self.queue.lock().unwrap_or_else(PoisonError::into_inner));
         let dropped = self.dropped.swap(0, Ordering::Relaxed);
@@ -143,11 +152,13 @@ impl Forward<'_> {
         let mut result = None;
         loop {
             let notes = poll_fn(|cx| {
-                self.shared.wake_with(cx.waker());
-                if result.is_none()
-                    && let Poll::Ready(answer) = call.as_mut().poll(cx)
-                {
-                    result = Some(answer);
+                if result.is_none() {
+                    match call.as_mut().poll(cx) {
+                        Poll::Ready(answer) => result = Some(answer),
+                        // Left only when the call waits: a note from another thread then
+                        // wakes this loop (one from this thread is taken just below).
+                        Poll::Pending => self.shared.wake_with(cx.waker()),
+                    }
                 }
                 let notes = self.shared.take();
                 if !notes.is_empty() || result.is_some() {
@@ -192,6 +203,7 @@ pub(super) fn forwarder(
         done: AtomicBool::new(false),
         level,
         dropped: AtomicUsize::new(0),
+        pending: AtomicBool::new(false),
     });
     let notes = Notes {
         progress: token

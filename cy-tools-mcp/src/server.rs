@@ -374,20 +374,17 @@ impl ServerHandler for McpServer {
             .cloned()
     }
 
-    async fn call_tool(
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        // The request's span (see `trace`): the tool call's span is its child. A call nobody
-        // traces runs as it is.
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        // The request's span (see `trace`): the tool call's span is its child. Made here and
+        // the call's future wrapped in it as it is: an `async fn` would keep a second copy of
+        // the request and of the call's whole future, and the transport moves the future
+        // (into its task) on every call. A span nobody traces costs a branch per poll.
         let span = super::trace::request_span(&request, &context);
-        if span.is_disabled() {
-            return self.call(request, context).await;
-        }
-        let answer = self.call(request, context).instrument(span.clone()).await;
-        super::trace::record_answer(&span, &answer);
-        answer
+        self.call(request, context, span.clone()).instrument(span)
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {

@@ -8,13 +8,14 @@ use std::task::Poll;
 use std::time::Duration;
 
 use serde_json::Value;
+use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{BoundContext, IntoSharedContext, SessionIdentity, ToolContext};
 use super::error::BindError;
 use crate::approval::hook::ApprovalStep;
 use crate::call::hook::{self, chain};
-use crate::call::{CallInfo, ProgressGate, ToolCall, ToolResult, args};
+use crate::call::{CallHooks, CallInfo, ProgressGate, ToolCall, ToolResult, args};
 use crate::capability::{Capabilities, check_provided};
 use crate::definition::{Definition, OutputSchema, Schema, ToolAnnotations};
 
@@ -245,15 +246,22 @@ impl BoundTool {
     /// When `cancel` is triggered, or the timeout passes, the body's future is dropped at once
     /// and the per-call token handed to the body ([`CallInfo::cancel`]) is cancelled, so work
     /// outside that future stops too. A timeout needs a Tokio runtime with time enabled.
-    pub async fn execute(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
+    pub fn execute<'a>(
+        &'a self,
+        call: ToolCall,
+        cancel: &'a CancellationToken,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
         // Without hooks, a call that needs no approval pays one branch for them; the result
         // limit is a sum of lengths (the call's id names a cut result's file only through the
-        // hooked path, which has it at hand: here the tool's name does, made unique).
+        // hooked path, which has it at hand: here the tool's name does, made unique). Decided
+        // here, not in a future of its own: hosts move a call's future before they run it, and
+        // every layer around the body would be copied with it on every call.
         if self.context.hooks.is_empty() && !self.needs_approval() {
-            let result = self.run(call, cancel).await;
-            return self.limited(&self.name, result).await;
+            let (call_id, arguments, hooks) = call.into_parts();
+            Either::Left(self.run(call_id, arguments, hooks, cancel, Limit::Here))
+        } else {
+            Either::Right(Box::pin(self.hooked(call, cancel)))
         }
-        Box::pin(self.hooked(call, cancel)).await
     }
 
     /// A call through the session's hooks, approval among them: before (which may rewrite,
@@ -293,9 +301,15 @@ impl BoundTool {
             Ok(args) => args,
             Err(answered) => return answered,
         };
-        let call =
-            ToolCall::new(call_id.clone(), Value::Object(args.clone())).with_hooks(hooks.clone());
-        let result = self.run(call, cancel).await;
+        let result = self
+            .run(
+                call_id.clone(),
+                Value::Object(args.clone()),
+                hooks.clone(),
+                cancel,
+                Limit::Caller,
+            )
+            .await;
         let result = hook::after(&self.context.hooks, &seen, &args, result).await;
         self.limited(&call_id, result).await
     }
@@ -314,77 +328,114 @@ impl BoundTool {
     }
 
     /// The call itself: arguments, the body under cancellation and the timeout (approval is
-    /// one of the hooks, asked before this).
-    async fn run(&self, call: ToolCall, cancel: &CancellationToken) -> ToolResult {
-        let name: &str = &self.name;
-        if cancel.is_cancelled() {
-            return cancelled(name);
-        }
-        let (call_id, arguments, hooks) = call.into_parts();
-        let args = match args::normalize(arguments)
-            .and_then(|args| args::check_fields(&args, self.schema).map(|()| args))
-        {
-            Ok(args) => args,
-            Err(problem) => return args::invalid(name, &problem, self.schema),
-        };
-        // With a timeout the call gets a token of its own, cancelled when the call ends by any
-        // path (result, timeout, cancellation, the caller dropping it), so work the body started
-        // outside its future stops too. Without one, the caller's token is all that can end the
-        // call early, so the body gets that: no per-call allocation and no extra locking.
-        let own_token = self.timeout.map(|_| CancellationToken::new());
-        let _stop_on_exit = own_token.as_ref().map(|t| t.clone().drop_guard());
-        // Boxed: only a call somebody listens to carries a gate.
-        let progress = hooks
-            .progress
-            .clone()
-            .map(|sink| Box::new(ProgressGate::new(sink)));
-        // Closed however the call ends, so nothing is reported once it has answered.
-        let _close_progress = progress.as_deref().map(CloseOnDrop);
-        let info = CallInfo::new(
-            name,
-            &call_id,
-            own_token.as_ref().unwrap_or(cancel),
-            progress.as_deref(),
-            &hooks,
-        );
-        // Binding checked the context against this definition: the body's view needs no
-        // second check.
-        let context = BoundContext::new(&self.context);
-        let started = catch_unwind(AssertUnwindSafe(|| {
-            self.definition.start(context, args, info)
-        }));
-        let mut body = match started {
-            Ok(Ok(body)) => body,
-            Ok(Err(problem)) => return args::invalid(name, &problem, self.schema),
-            Err(panic) => return panicked(name, panic.as_ref()),
-        };
-        let mut cancelled_signal = pin!(cancel.cancelled());
-        // Boxed so a call without a timeout does not carry a timer entry in its future.
-        let mut deadline = self
-            .timeout
-            .map(|after| Box::pin(tokio::time::sleep(after)));
-        poll_fn(|cx| {
-            match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
-                // A body may see the cancellation and finish within one poll when another
-                // thread drives its I/O meanwhile (a multi-thread runtime): the caller that
-                // cancelled still gets the cancellation's answer, whichever side won.
-                Ok(Poll::Ready(_)) if cancel.is_cancelled() => return Poll::Ready(cancelled(name)),
-                Ok(Poll::Ready(result)) => return Poll::Ready(result),
-                Ok(Poll::Pending) => {}
-                Err(panic) => return Poll::Ready(panicked(name, panic.as_ref())),
+    /// one of the hooks, asked before this), then the result limits when `limit` says so.
+    ///
+    /// A plain function around one `async` block that uses its arguments in place: an
+    /// `async fn` keeps a second copy of each argument in its future.
+    fn run<'a>(
+        &'a self,
+        call_id: String,
+        arguments: Value,
+        hooks: CallHooks,
+        cancel: &'a CancellationToken,
+        limit: Limit,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
+        async move {
+            let name: &str = &self.name;
+            if cancel.is_cancelled() {
+                return cancelled(name);
             }
-            if cancelled_signal.as_mut().poll(cx).is_ready() {
-                return Poll::Ready(cancelled(name));
-            }
-            if let Some(sleep) = deadline.as_mut()
-                && sleep.as_mut().poll(cx).is_ready()
+            let args = match args::normalize(arguments)
+                .and_then(|args| args::check_fields(&args, self.schema).map(|()| args))
             {
-                return Poll::Ready(timed_out(name, self.timeout.unwrap_or_default()));
+                Ok(args) => args,
+                Err(problem) => return args::invalid(name, &problem, self.schema),
+            };
+            // With a timeout the call gets a token of its own, cancelled when the call ends by any
+            // path (result, timeout, cancellation, the caller dropping it), so work the body started
+            // outside its future stops too. Without one, the caller's token is all that can end the
+            // call early, so the body gets that: no per-call allocation and no extra locking.
+            let own_token = self.timeout.map(|_| CancellationToken::new());
+            let _stop_on_exit = own_token.as_ref().map(|t| t.clone().drop_guard());
+            // Boxed: only a call somebody listens to carries a gate.
+            let progress = hooks
+                .progress
+                .clone()
+                .map(|sink| Box::new(ProgressGate::new(sink)));
+            // Closed however the call ends, so nothing is reported once it has answered.
+            let _close_progress = progress.as_deref().map(CloseOnDrop);
+            // Made and matched in a block of their own: what only starting the body needs is
+            // then not kept in the call's future while the body runs.
+            let mut body = {
+                let info = CallInfo::new(
+                    name,
+                    &call_id,
+                    own_token.as_ref().unwrap_or(cancel),
+                    progress.as_deref(),
+                    &hooks,
+                );
+                // Binding checked the context against this definition: the body's view needs
+                // no second check.
+                let context = BoundContext::new(&self.context);
+                let started = catch_unwind(AssertUnwindSafe(|| {
+                    self.definition.start(context, args, info)
+                }));
+                match started {
+                    Ok(Ok(body)) => body,
+                    Ok(Err(problem)) => return args::invalid(name, &problem, self.schema),
+                    Err(panic) => return panicked(name, panic.as_ref()),
+                }
+            };
+            let mut cancelled_signal = pin!(cancel.cancelled());
+            // Boxed so a call without a timeout does not carry a timer entry in its future.
+            let mut deadline = self
+                .timeout
+                .map(|after| Box::pin(tokio::time::sleep(after)));
+            let result = poll_fn(|cx| {
+                match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
+                    // A body may see the cancellation and finish within one poll when another
+                    // thread drives its I/O meanwhile (a multi-thread runtime): the caller that
+                    // cancelled still gets the cancellation's answer, whichever side won.
+                    Ok(Poll::Ready(_)) if cancel.is_cancelled() => {
+                        return Poll::Ready(cancelled(name));
+                    }
+                    Ok(Poll::Ready(result)) => return Poll::Ready(result),
+                    Ok(Poll::Pending) => {}
+                    Err(panic) => return Poll::Ready(panicked(name, panic.as_ref())),
+                }
+                if cancelled_signal.as_mut().poll(cx).is_ready() {
+                    return Poll::Ready(cancelled(name));
+                }
+                if let Some(sleep) = deadline.as_mut()
+                    && sleep.as_mut().poll(cx).is_ready()
+                {
+                    return Poll::Ready(timed_out(name, self.timeout.unwrap_or_default()));
+                }
+                Poll::Pending
+            })
+            .await;
+            match limit {
+                Limit::Here if !self.over_limits(&result) => result,
+                // Boxed: only a result over the limits carries the cutting's state.
+                Limit::Here => Box::pin(self.limited(name, result)).await,
+                Limit::Caller => result,
             }
-            Poll::Pending
-        })
-        .await
+        }
     }
+
+    /// Whether `result` passes the session's result limits as it is.
+    fn over_limits(&self, result: &ToolResult) -> bool {
+        !crate::call::hook::within_limits(&self.context.limits, &self.name, result)
+    }
+}
+
+/// Who holds a call's result to the session's result limits.
+#[derive(Clone, Copy)]
+enum Limit {
+    /// The call itself, as it ends.
+    Here,
+    /// Its caller, after the hooks that may replace the result.
+    Caller,
 }
 
 /// Closes a call's progress when the call ends, by whatever path.

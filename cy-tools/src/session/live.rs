@@ -5,8 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
+use tracing::{Instrument, Span};
 
 use super::spec::SessionSpec;
 use crate::approval::Approval;
@@ -355,45 +356,59 @@ impl Session {
     /// loop, code mode's nested calls): `tool` is what the name found, looked up once. So it is
     /// where a call's span is made (see [`trace`](crate::call::trace)), a child of the span
     /// the host runs it in.
-    async fn record(
-        &self,
-        parent_call: Option<&str>,
-        name: &str,
-        tool: Option<&BoundTool>,
+    ///
+    /// A plain function: what the call needs is decided here, and a call that is neither traced
+    /// nor recorded is the tool's own future, nothing around it. Hosts move a call's future
+    /// before it runs (into a task, into `block_on`), so every byte a wrapper adds is copied on
+    /// every call; the traced and recorded paths are boxed instead.
+    fn record<'a>(
+        &'a self,
+        parent_call: Option<&'a str>,
+        name: &'a str,
+        tool: Option<&'a BoundTool>,
         call: ToolCall,
-        cancel: &CancellationToken,
-    ) -> ToolResult {
+        cancel: &'a CancellationToken,
+    ) -> impl Future<Output = ToolResult> + Send + 'a {
         let span = trace::call_span(self.identity(), name, &call);
-        if span.is_disabled() {
-            return self.recorded(parent_call, name, tool, call, cancel).await;
+        match (span.is_disabled(), self.log(), tool) {
+            (true, None, Some(tool)) => Either::Left(tool.execute(call, cancel)),
+            _ => Either::Right(Box::pin(self.recorded(
+                span,
+                parent_call,
+                name,
+                tool,
+                call,
+                cancel,
+            ))),
         }
-        // Boxed: only a traced call carries the span's wrapper.
-        let result = Box::pin(
-            self.recorded(parent_call, name, tool, call, cancel)
-                .instrument(span.clone()),
-        )
-        .await;
-        trace::record_outcome(&span, &result);
-        result
     }
 
+    /// A call that is traced, recorded, or of a tool the session does not have.
     async fn recorded(
         &self,
+        span: Span,
         parent_call: Option<&str>,
         name: &str,
         tool: Option<&BoundTool>,
         call: ToolCall,
         cancel: &CancellationToken,
     ) -> ToolResult {
-        match (self.log(), tool) {
-            // No record: the call is the tool's own future, with nothing around it.
-            (None, Some(tool)) => tool.execute(call, cancel).await,
-            (None, None) => self.tools.unknown(name),
-            // Boxed: a call of a session without a log carries none of the record's state.
-            (Some(log), tool) => {
-                Box::pin(self.logged(log, parent_call, name, tool, call, cancel)).await
+        let run = async {
+            match (self.log(), tool) {
+                (None, Some(tool)) => tool.execute(call, cancel).await,
+                (None, None) => self.tools.unknown(name),
+                (Some(log), tool) => {
+                    self.logged(log, parent_call, name, tool, call, cancel)
+                        .await
+                }
             }
+        };
+        if span.is_disabled() {
+            return run.await;
         }
+        let result = run.instrument(span.clone()).await;
+        trace::record_outcome(&span, &result);
+        result
     }
 
     async fn logged(

@@ -89,7 +89,7 @@ impl ResultLimits {
 fn text_len(block: &Content) -> usize {
     match block {
         Content::Text { text } => text.len(),
-        Content::Json { value } => value.to_string().len(),
+        Content::Json { value } => json_len(value),
         Content::Audio { data, .. } => data.len(),
         Content::Resource {
             body: ResourceBody::Text { text },
@@ -103,12 +103,47 @@ fn text_len(block: &Content) -> usize {
     }
 }
 
+/// The length of `value` as compact JSON text, counted without writing it out.
+fn json_len(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing a `Value` to a sink that never fails cannot fail.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 /// An image's size in bytes from its base64 length.
 fn image_len(block: &Content) -> usize {
     match block {
         Content::Image { data, .. } => data.len() / 4 * 3,
         _ => 0,
     }
+}
+
+/// Whether `result` is within `limits` as it is: the question every call asks, answered
+/// without a future (only a result over them needs [`apply`]'s).
+pub(crate) fn within(limits: &ResultLimits, tool: &str, result: &ToolResult) -> bool {
+    let text_limit = limits.text_bytes_for(tool);
+    let mut text = 0usize;
+    for block in &result.content {
+        if image_len(block) > limits.image_bytes {
+            return false;
+        }
+        text = text.saturating_add(text_len(block));
+        if text > text_limit {
+            return false;
+        }
+    }
+    true
 }
 
 /// `result` held to `limits`; what is cut is written to the workspace through `env`.
@@ -119,15 +154,10 @@ pub(crate) async fn apply(
     env: Option<&Arc<dyn Sandbox>>,
     result: ToolResult,
 ) -> ToolResult {
-    let text_limit = limits.text_bytes_for(tool);
-    let text: usize = result.content.iter().map(text_len).sum();
-    let big_image = result
-        .content
-        .iter()
-        .any(|block| image_len(block) > limits.image_bytes);
-    if text <= text_limit && !big_image {
+    if within(limits, tool, &result) {
         return result;
     }
+    let text_limit = limits.text_bytes_for(tool);
     // Unique in this process: a client's call ids repeat across its connections.
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

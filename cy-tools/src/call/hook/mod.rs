@@ -69,5 +69,5 @@ mod limits;
 pub use call_hook::{After, Before, CallHook, HookCall, HookError};
 pub use chain::{DEFAULT_HOOK_TIMEOUT, Hooks};
 pub(crate) use chain::{after, before};
-pub(crate) use limits::apply as apply_limits;
 pub use limits::{DEFAULT_IMAGE_BYTES, DEFAULT_TEXT_BYTES, RESULTS_FOLDER, ResultLimits};
+pub(crate) use limits::{apply as apply_limits, within as within_limits};
