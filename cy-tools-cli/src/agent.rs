@@ -305,7 +305,7 @@ fn open_session(
             Some(tools) => {
                 let mut only = vec![EXECUTE_CODE.to_string()];
                 only.extend(tools.iter().filter(|t| *t != EXECUTE_CODE).cloned());
-                factory.resume_within(&id, &only).await
+                super::servers::resume_within(&factory, &id, &only).await
             }
             None => factory.resume(&id).await,
         };
@@ -343,6 +343,8 @@ fn open_session(
         let mut spec = SessionSpec::root(id, asked.tenant, workspace.to_string_lossy())
             .with_tools(tools)
             .with_code_mode(asked.code_mode);
+        // Started with the session, stored with it, started again whenever it is resumed.
+        spec.mcp_servers = asked.mcp_servers;
         for profile in profiles {
             spec = spec.with_subagent(profile);
         }

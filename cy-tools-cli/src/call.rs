@@ -33,16 +33,19 @@ pub(super) struct Args {
 
 pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let registry = registry()?;
-    let definition = registry
-        .definition(&args.tool)
-        .ok_or_else(|| unknown_tool(&args.tool, &registry))?;
+    let definition = registry.definition(&args.tool);
+    // `{server}__{tool}` may be a tool of one of the spec's MCP servers, known once they are
+    // started: the session says whether it is.
+    if definition.is_none() && !args.tool.contains("__") {
+        return Err(unknown_tool(&args.tool, &registry));
+    }
     let arguments = match args.arguments.as_deref() {
         None => Value::Object(Map::new()),
         Some(text) => serde_json::from_str::<Value>(text).map_err(|err| {
             let example = definition
-                .schema()
+                .and_then(|definition| definition.schema().ok())
                 .map(|schema| example_arguments(schema.value()))
-                .unwrap_or_else(|_| Value::Object(Map::new()));
+                .unwrap_or_else(|| Value::Object(Map::new()));
             CliError::new(format!(
                 "the arguments are not valid JSON: {err}; pass one JSON object in single quotes, for example: cy-tools call {} '{example}'",
                 args.tool

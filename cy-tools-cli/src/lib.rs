@@ -33,6 +33,7 @@ mod mcp;
 mod mcp_http;
 mod runtime;
 mod schema;
+mod servers;
 mod session;
 mod stored;
 mod terminal;

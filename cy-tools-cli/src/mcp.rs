@@ -8,15 +8,18 @@ use cy_tools::approval::ApprovalPolicy;
 use super::error::CliError;
 use super::mcp_http::{self, HttpArgs};
 use super::runtime::CommandRuntime;
+use super::servers;
 use super::session::{self, SessionArgs};
 use cy_tools_mcp::McpServer;
+use cy_tools_mcp_client::McpServers;
 
 #[derive(Debug, clap::Args)]
 pub(super) struct Args {
     #[command(flatten)]
     session: SessionArgs,
-    /// The tools to serve, comma-separated [default: the spec's `tools`, else every linked
-    /// tool this session can run]
+    /// The tools to serve, comma-separated, a spec's MCP servers' tools named
+    /// `{server}__{tool}` [default: the spec's `tools` and its servers' tools, else every
+    /// linked tool this session can run]
     #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
     tools: Option<Vec<String>>,
     /// Tool calls that run at once over stdio; a client's further calls wait their turn
@@ -47,6 +50,14 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     // answer is good over this folder only.
     let workspace = opened.workspace.to_string_lossy().into_owned();
     let stored = opened.session.spec().is_some();
+    let fronted = opened.fronted;
+    // Its MCP servers' tool lists may change while it runs: what is served follows them.
+    let upstream = opened
+        .session
+        .context()
+        .state::<McpServers>()
+        .cloned()
+        .map(|servers| (servers, opened.session.clone()));
     let server = McpServer::for_session(opened.session)
         .map(|server| {
             if stored {
@@ -55,11 +66,21 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
                 server.with_workspace(workspace)
             }
         })
+        .map(|server| server.with_fronted_servers(fronted))
         .and_then(McpServer::with_state_key_from_env)
         .map_err(CliError::from)?;
     // With a store, each approval is spent in it: one replica runs it.
     let server = match opened.spent_nonces {
         Some(nonces) => server.with_spent_nonces(nonces),
+        None => server,
+    };
+    let server = match upstream {
+        Some((servers, session)) => {
+            let (server, updates) = server.with_tool_updates();
+            let requested = args.tools.clone();
+            servers::follow(servers, session, requested, updates, &runtime.work()?);
+            server
+        }
         None => server,
     };
     if args.http.enabled() {

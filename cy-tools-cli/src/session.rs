@@ -8,7 +8,7 @@ use cy_tools::SessionSpec;
 use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::binding::LeftOut;
 use cy_tools::catalog::ResourceUpdates;
-use cy_tools::session::{ExecutorSpec, SpecDefaults};
+use cy_tools::session::{ExecutorSpec, McpServerSpec, SpecDefaults};
 use cy_tools::{
     Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
     services::{CodeExecutor, Sandbox},
@@ -18,7 +18,7 @@ use serde::de::DeserializeSeed as _;
 use super::error::CliError;
 use super::limits::LimitArgs;
 use super::runtime::CommandRuntime;
-use super::stored;
+use super::{servers, stored};
 use cy_tools::approval::SpentNonces;
 use cy_tools_code_mode::CodeModeExecutor;
 use cy_tools_sandbox::LocalSandbox;
@@ -37,7 +37,9 @@ pub(super) struct SessionArgs {
     /// and `tenant`), every field optional here:
     /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
     /// "code_mode": true, "approve": "destructive"}. The fields only a session factory serves
-    /// (`executor`, `workspace_host`, `chat`, `subagents`, `mcp_servers`) are refused.
+    /// (`executor`, `workspace_host`, `chat`, `subagents`) are refused. Its `mcp_servers` are
+    /// started in the workspace, confined like `terminal`'s commands, and their tools
+    /// (`{server}__{tool}`) served beside the session's own: one endpoint for them all.
     /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
     /// session may have (a stored session is served with those of its stored tools it names,
     /// never more, and in code mode its code reaches no others)
@@ -77,6 +79,8 @@ pub(super) struct Opened {
     pub(super) workspace: PathBuf,
     /// Where the store spends approval nonces once for every replica, with a store.
     pub(super) spent_nonces: Option<Arc<dyn SpentNonces>>,
+    /// The names of the MCP servers whose tools the session serves (a stored session's own).
+    pub(super) fronted: Vec<String>,
 }
 
 /// What the spec file (`--spec`) asks for, read as a [`SessionSpec`](cy_tools::SessionSpec):
@@ -92,6 +96,8 @@ struct Spec {
     prompts: Option<Vec<String>>,
     code_mode: Option<bool>,
     approve: Option<ApprovalPolicy>,
+    /// The MCP servers whose tools the session serves beside its own (none when left out).
+    mcp_servers: Vec<McpServerSpec>,
 }
 
 const SPEC_EXAMPLE: &str = r#"{"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"], "code_mode": false}"#;
@@ -109,6 +115,9 @@ pub(super) struct Asked {
     /// `--code-mode`, or the spec file's `"code_mode": true`: what a new session is created
     /// with (a stored one keeps its own).
     pub(super) code_mode: bool,
+    /// The spec file's `mcp_servers`: what a new session is created with (a stored one keeps
+    /// its own).
+    pub(super) mcp_servers: Vec<McpServerSpec>,
 }
 
 /// What `args` ask for (see [`Asked`]).
@@ -127,6 +136,7 @@ pub(super) fn asked(args: &SessionArgs) -> Result<Asked, CliError> {
         root,
         approve: args.approve.or(spec.approve),
         code_mode,
+        mcp_servers: spec.mcp_servers,
     })
 }
 
@@ -205,15 +215,21 @@ pub(super) fn open(
             approve,
             hooks: args.hooks.hooks(),
             result_limits: args.hooks.limits(),
+            mcp_servers: &spec.mcp_servers,
         };
         let spec_path = args.spec.as_deref().unwrap_or(Path::new(""));
         let workspace = std::path::absolute(&root).unwrap_or_else(|_| root.clone());
         let (session, spent_nonces) =
             stored::open(location, wanted, requested, calling, spec_path, runtime)?;
+        let fronted = session
+            .spec()
+            .map(|spec| spec.mcp_servers.iter().map(|s| s.name.clone()).collect())
+            .unwrap_or_default();
         return Ok(Opened {
             session,
             workspace,
             spent_nonces,
+            fronted,
         });
     }
     // `call` in code mode runs one tool whose code calls the others: the session gets them
@@ -228,8 +244,14 @@ pub(super) fn open(
     };
     let notes = !calling;
     let workspace = std::path::absolute(&root).unwrap_or_else(|_| root.clone());
-    let (tools, context, executor) =
-        open_unstored(args, &spec, root, requested, code_mode, notes, approve)?;
+    let asked = Unstored {
+        root,
+        requested,
+        code_mode,
+        notes,
+        approve,
+    };
+    let (tools, context, executor) = open_unstored(args, &spec, asked, runtime)?;
     let catalog = super::catalog::bind(
         registry()?.catalog(),
         spec.resources.as_deref(),
@@ -238,11 +260,13 @@ pub(super) fn open(
         notes,
     )?;
     let session = Session::new(context, tools).with_catalog(catalog);
+    let fronted: Vec<String> = spec.mcp_servers.iter().map(|s| s.name.clone()).collect();
     let Some(executor) = executor else {
         return Ok(Opened {
             session,
             workspace,
             spent_nonces: None,
+            fronted,
         });
     };
     // The session the code calls back into, kept alive by the one handed out.
@@ -253,21 +277,36 @@ pub(super) fn open(
         session,
         workspace,
         spent_nonces: None,
+        fronted,
     })
 }
 
 /// The tools bound, their context, and the code-mode executor in it when code mode is on.
-type Unstored = (Toolset, Arc<ToolContext>, Option<Arc<CodeModeExecutor>>);
+type Opening = (Toolset, Arc<ToolContext>, Option<Arc<CodeModeExecutor>>);
+
+/// What a session without a store is opened with, besides the options and the spec file.
+struct Unstored<'a> {
+    root: PathBuf,
+    requested: Option<&'a [String]>,
+    code_mode: bool,
+    /// Whether tools left out are noted on stderr.
+    notes: bool,
+    approve: ApprovalPolicy,
+}
 
 fn open_unstored(
     args: &SessionArgs,
     spec: &Spec,
-    root: PathBuf,
-    requested: Option<&[String]>,
-    code_mode: bool,
-    notes: bool,
-    approve: ApprovalPolicy,
-) -> Result<Unstored, CliError> {
+    asked: Unstored<'_>,
+    runtime: &CommandRuntime,
+) -> Result<Opening, CliError> {
+    let Unstored {
+        root,
+        requested,
+        code_mode,
+        notes,
+        approve,
+    } = asked;
     let registry = registry()?;
     let sandbox = LocalSandbox::new(&root)
         .map_err(|err| {
@@ -286,6 +325,14 @@ fn open_unstored(
     // One view for the file tools and the code they run, so a file `execute_code` writes is
     // there for `read_file`, and both share the view's process table.
     let env = sandbox.env();
+    // The spec's MCP servers run in that view too, confined as `terminal`'s commands are, on
+    // the command's runtime, and live as long as the session's context holds them.
+    let needed = servers::needed(&spec.mcp_servers, requested);
+    let servers = if needed.is_empty() {
+        None
+    } else {
+        Some(servers::start(&needed, &env, &runtime.work()?)?)
+    };
     let python = PythonRunner::for_limits(env.limits());
     let env: Arc<dyn Sandbox> = Arc::new(env);
     let executor: Arc<dyn CodeExecutor> =
@@ -296,60 +343,84 @@ fn open_unstored(
         None => executor,
     };
     // The hub the session's resources announce changes on, which its tools reach as state.
-    let context = Arc::new(
-        ToolContext::new(identity)
-            .with_state(ResourceUpdates::default())
-            .with_hooks(args.hooks.hooks())
-            .with_result_limits(args.hooks.limits())
-            .with_env(env)
-            .with_executor(executor)
-            .with_approval(Approval::new(approve)),
-    );
-    let built = |tools: Toolset| (tools, Arc::clone(&context), code_mode.clone());
+    let mut context = ToolContext::new(identity)
+        .with_state(ResourceUpdates::default())
+        .with_hooks(args.hooks.hooks())
+        .with_result_limits(args.hooks.limits())
+        .with_env(env)
+        .with_executor(executor)
+        .with_approval(Approval::new(approve));
+    if let Some(servers) = &servers {
+        context = context.with_state(servers.clone());
+    }
+    let context = Arc::new(context);
+    let built = |tools: Toolset| -> Result<Opening, CliError> {
+        let tools = match &servers {
+            Some(servers) => servers::bind_after(tools, servers, &context, requested)?,
+            None => tools,
+        };
+        Ok((tools, Arc::clone(&context), code_mode.clone()))
+    };
+    // The servers' tools are bound after the built-ins: the names asked for here are those of
+    // the registry.
+    let own: Option<Vec<String>> = requested.map(|names| {
+        names
+            .iter()
+            .filter(|n| !servers::of_a_server(&spec.mcp_servers, n))
+            .cloned()
+            .collect()
+    });
+    if let (Some(servers), Some(requested)) = (&servers, requested) {
+        servers::check_requested(&spec.mcp_servers, servers, requested)?;
+    }
 
-    let Some(names) = requested.or(spec.tools.as_deref()) else {
+    let Some(names) = own.as_deref().or(spec.tools.as_deref()) else {
         // Every registered tool: those this session cannot serve are left out, with a note.
-        return Ok(built(
-            match registry.try_build(&registry.names(), &context) {
-                Ok(tools) => tools,
-                Err(report) => {
-                    let unavailable: Vec<&str> = report
-                        .left_out
-                        .iter()
-                        .filter(|(_, why)| matches!(why, LeftOut::Unavailable(_)))
-                        .map(|(name, _)| name.as_str())
-                        .collect();
-                    // One line at start, not one per tool: the reasons are in the log.
-                    for (name, why) in &report.left_out {
-                        if let LeftOut::Unavailable(err) = why {
-                            tracing::info!(tool = %name, reason = %err, "left out of the session");
-                        }
+        return built(match registry.try_build(&registry.names(), &context) {
+            Ok(tools) => tools,
+            Err(report) => {
+                let unavailable: Vec<&str> = report
+                    .left_out
+                    .iter()
+                    .filter(|(_, why)| matches!(why, LeftOut::Unavailable(_)))
+                    .map(|(name, _)| name.as_str())
+                    .collect();
+                // One line at start, not one per tool: the reasons are in the log.
+                for (name, why) in &report.left_out {
+                    if let LeftOut::Unavailable(err) = why {
+                        tracing::info!(tool = %name, reason = %err, "left out of the session");
                     }
-                    if notes && !unavailable.is_empty() {
-                        eprintln!(
-                            "note: {} of the linked tools are left out, as this session cannot run them ({}); `cy-tools list` shows what each needs, and `CY_TOOLS_LOG=info` logs why",
-                            unavailable.len(),
-                            listed(&unavailable)
-                        );
-                    }
-                    report.tools
                 }
-            },
-        ));
+                if notes && !unavailable.is_empty() {
+                    eprintln!(
+                        "note: {} of the linked tools are left out, as this session cannot run them ({}); `cy-tools list` shows what each needs, and `CY_TOOLS_LOG=info` logs why",
+                        unavailable.len(),
+                        listed(&unavailable)
+                    );
+                }
+                report.tools
+            }
+        });
     };
     if let Some(unknown) = names
         .iter()
         .find(|name| registry.definition(name).is_none())
     {
+        if servers::of_a_server(&spec.mcp_servers, unknown) {
+            return Err(CliError::new(format!(
+                "the session spec's `tools` names `{unknown}`, an MCP server's tool; `tools` names the session's own tools, and a server's come with it: choose them with `tools` on its `mcp_servers` entry"
+            )));
+        }
         return Err(unknown_tool(unknown, &registry));
     }
-    registry
-        .try_build(names, &context)
-        .map(built)
-        .map_err(|report| match report.left_out.first() {
-            Some((_, LeftOut::Unavailable(err))) => CliError::new(err.to_string()),
-            _ => CliError::new(report.to_string()),
-        })
+    let tools =
+        registry
+            .try_build(names, &context)
+            .map_err(|report| match report.left_out.first() {
+                Some((_, LeftOut::Unavailable(err))) => CliError::new(err.to_string()),
+                _ => CliError::new(report.to_string()),
+            })?;
+    built(tools)
 }
 
 /// Every `requested` tool is in the spec's `tools`, when it has some.
@@ -358,8 +429,12 @@ fn check_allowed(
     spec: &Spec,
     requested: Option<&[String]>,
 ) -> Result<(), CliError> {
+    // A server's tools come with it (narrowed by its own `tools`), whatever the spec's
+    // `tools` (the session's own) says.
     if let (Some(requested), Some(allowed)) = (requested, &spec.tools)
-        && let Some(outside) = requested.iter().find(|name| !allowed.contains(name))
+        && let Some(outside) = requested
+            .iter()
+            .find(|name| !allowed.contains(name) && !servers::of_a_server(&spec.mcp_servers, name))
     {
         return Err(CliError::new(format!(
             "tool `{outside}` is not in the session spec's tools ({}); add it to `tools` in `{}` or use one of those",
@@ -464,6 +539,7 @@ fn load_spec(path: &Path) -> Result<Spec, CliError> {
         prompts: given("prompts").then(|| spec.prompts.clone()),
         code_mode: given("code_mode").then_some(spec.code_mode),
         approve: given("approve").then_some(spec.approve),
+        mcp_servers: spec.mcp_servers.clone(),
     })
 }
 
@@ -481,8 +557,6 @@ fn refuse_unserved(path: &Path, spec: &SessionSpec) -> Result<(), CliError> {
         Some("`chat`")
     } else if !spec.subagents.is_empty() {
         Some("`subagents`")
-    } else if !spec.mcp_servers.is_empty() {
-        Some("`mcp_servers`")
     } else {
         None
     };

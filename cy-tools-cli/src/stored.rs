@@ -8,6 +8,7 @@ use cy_tools::{Session, SessionSpec, Toolset, services::ServiceErrorKind};
 
 use super::error::CliError;
 use super::runtime::CommandRuntime;
+use super::servers;
 use super::session::listed;
 use cy_tools::approval::SpentNonces;
 use cy_tools_sandbox::ExecLimits;
@@ -31,6 +32,8 @@ pub(super) struct Wanted<'a> {
     /// The host's hooks and result limits (`--pre-tool-hook`, `--max-result-bytes`...).
     pub(super) hooks: cy_tools::call::hook::Hooks,
     pub(super) result_limits: cy_tools::call::hook::ResultLimits,
+    /// The session file's `mcp_servers` (a stored session keeps its own).
+    pub(super) mcp_servers: &'a [cy_tools::session::McpServerSpec],
 }
 
 /// The stored session `wanted.id` (created if the store has none), built with only those of
@@ -55,7 +58,9 @@ pub(super) fn open(
         allowed
     });
     if let (Some(requested), Some(allowed)) = (requested, &allowed)
-        && let Some(outside) = requested.iter().find(|name| !allowed.contains(name))
+        && let Some(outside) = requested
+            .iter()
+            .find(|name| !allowed.contains(name) && !servers::of_a_server(wanted.mcp_servers, name))
     {
         return Err(CliError::new(format!(
             "tool `{outside}` is not in the session spec's tools ({}); add it to `tools` in `{}` or use one of those",
@@ -79,16 +84,12 @@ pub(super) fn open(
         let factory =
             factory.with_model_runner(std::sync::Arc::new(cy_tools_agent::ModelRunner::from_env()));
         let nonces = factory.spent_nonces();
-        let build = |only: Option<Vec<String>>| {
-            let factory = &factory;
-            async move {
-                match only {
-                    Some(only) => factory.resume_within(wanted.id, &only).await,
-                    None => factory.resume(wanted.id).await,
-                }
-            }
+        // Narrowed to the spec file's `tools`, the stored servers' tools kept.
+        let resumed = match &allowed {
+            Some(allowed) => servers::resume_within(&factory, wanted.id, allowed).await,
+            None => factory.resume(wanted.id).await,
         };
-        let session = match build(allowed).await {
+        let session = match resumed {
             Ok(session) if wanted.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
                 return Err(stored_without_code_mode(wanted.id));
             }
@@ -105,9 +106,12 @@ pub(super) fn open(
                 };
                 let workspace =
                     std::path::absolute(wanted.root).unwrap_or_else(|_| wanted.root.to_path_buf());
-                let spec = SessionSpec::root(wanted.id, wanted.tenant, workspace.to_string_lossy())
-                    .with_tools(tools)
-                    .with_code_mode(wanted.code_mode);
+                let mut spec =
+                    SessionSpec::root(wanted.id, wanted.tenant, workspace.to_string_lossy())
+                        .with_tools(tools)
+                        .with_code_mode(wanted.code_mode);
+                // Stored with the session: any worker resuming it starts them again.
+                spec.mcp_servers = wanted.mcp_servers.to_vec();
                 // Created with the spec file's `tools` (and `execute_code`): already as narrow
                 // as `allowed`.
                 factory.create(spec).await.map_err(fail)?
@@ -126,7 +130,10 @@ pub(super) fn open(
         let session = if code_mode {
             // Served with fewer tools: built with those alone, so its code reaches no others.
             drop(session);
-            build(Some(requested.to_vec())).await.map_err(fail)?
+            factory
+                .resume_within(wanted.id, requested)
+                .await
+                .map_err(fail)?
         } else {
             session
         };

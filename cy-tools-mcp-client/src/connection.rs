@@ -5,11 +5,16 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use cy_tools::ToolResult;
+use cy_tools::call::Progress;
 use cy_tools::session::McpServerSpec;
 use cy_tools_sandbox::{SandboxView, ServerOptions, ServerProcess};
 use rmcp::ServiceExt as _;
-use rmcp::model::{CallToolRequestParams, ClientRequest, RequestNoParam, Tool};
-use rmcp::service::{Peer, RoleClient, RunningService, ServiceError};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientNotification, ClientRequest, ProgressNotificationParam,
+    ProgressToken, RequestId, RequestNoParam, ServerResult, Tool,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Map, Value};
@@ -17,7 +22,7 @@ use serde_json::{Map, Value};
 use cy_tools::call::Asker;
 
 use crate::result::to_result;
-use crate::upstream::{Askers, Handler};
+use crate::upstream::{Askers, Handler, ListChanged, Progressing};
 
 /// The longest wait between two starts of a server that keeps dying.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -30,6 +35,11 @@ const LIVENESS_EVERY: Duration = Duration::from_secs(3);
 
 /// The first wait after a server died.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
+
+/// What rmcp's streamable HTTP transport answers a request whose session the server forgot
+/// (HTTP 404) after it was sent: the transport opened a new session, but the request was not
+/// sent again since the server may have run it.
+const SESSION_REINITIALIZED: &str = "streamable HTTP session was re-initialized";
 
 /// A running server: the protocol, and the process under it for a local server.
 struct Live {
@@ -58,10 +68,14 @@ pub(crate) struct Server {
     starts: std::sync::atomic::AtomicU64,
     /// Who its calls in flight ask on its behalf, for what it asks of the session.
     askers: Askers,
+    /// Its calls in flight that listen to their progress.
+    progressing: Progressing,
+    /// Told when its tool list may have changed: it said so, or it was started again.
+    list_changed: ListChanged,
 }
 
 impl Server {
-    pub(crate) fn new(spec: McpServerSpec, view: SandboxView) -> Self {
+    pub(crate) fn new(spec: McpServerSpec, view: SandboxView, list_changed: ListChanged) -> Self {
         Server {
             spec,
             view,
@@ -73,6 +87,8 @@ impl Server {
             stopped: Mutex::new(None),
             starts: std::sync::atomic::AtomicU64::new(0),
             askers: Askers::default(),
+            progressing: Progressing::default(),
+            list_changed,
         }
     }
 
@@ -81,8 +97,10 @@ impl Server {
     }
 
     /// The protocol peer of the running server and which start it is, started (again) when
-    /// it is not running.
-    async fn peer(&self) -> Result<(Peer<RoleClient>, u64), String> {
+    /// it is not running. A start that is not for `listing` its tools has them listed again
+    /// (a server started again may have changed them; a lazy server's came from an earlier
+    /// start).
+    async fn peer(&self, listing: bool) -> Result<(Peer<RoleClient>, u64), String> {
         let mut live = self.live.lock().await;
         if let Some(running) = live.as_mut() {
             let exited = running.process.as_mut().is_some_and(ServerProcess::exited);
@@ -102,6 +120,9 @@ impl Server {
         let started = self.start().await?;
         let peer = (started.service.peer().clone(), started.generation);
         *live = Some(started);
+        if !listing {
+            self.list_changed.tell();
+        }
         Ok(peer)
     }
 
@@ -154,6 +175,8 @@ impl Server {
         let handler = Handler {
             server: self.name().to_string(),
             askers: std::sync::Arc::clone(&self.askers),
+            progressing: std::sync::Arc::clone(&self.progressing),
+            list_changed: self.list_changed.clone(),
         };
         match &self.spec.url {
             Some(url) => self.connect(url, handler).await,
@@ -188,9 +211,31 @@ impl Server {
                 tracing::info!(server = name, url, "MCP server connected");
                 Ok(self.live(service, None))
             }
-            Ok(Err(err)) => Err(format!(
-                "MCP server `{name}` at `{url}` did not complete the MCP handshake ({err}); check its `url` and its token"
-            )),
+            Ok(Err(err)) => {
+                let why = with_sources(&err);
+                // rmcp says "Auth required" for a 401 with a challenge (`WWW-Authenticate`),
+                // "HTTP 401 Unauthorized: …" for one without; likewise for 403.
+                let status = if why.contains("Auth required") || why.contains("HTTP 401") {
+                    Some("HTTP 401 Unauthorized")
+                } else if why.contains("Insufficient scope") || why.contains("HTTP 403") {
+                    Some("HTTP 403 Forbidden")
+                } else {
+                    None
+                };
+                if let Some(status) = status {
+                    return Err(match &self.spec.bearer_env {
+                        Some(var) => format!(
+                            "MCP server `{name}` at `{url}` refused the bearer token in the host variable `{var}` ({status}); check that `{var}` holds a token it accepts"
+                        ),
+                        None => format!(
+                            "MCP server `{name}` at `{url}` requires a bearer token ({status}); name the host variable holding it in the server's `bearer_env`"
+                        ),
+                    });
+                }
+                Err(format!(
+                    "MCP server `{name}` at `{url}` did not complete the MCP handshake ({why}); check its `url` and its token"
+                ))
+            }
             Err(_) => Err(format!(
                 "MCP server `{name}` at `{url}` did not complete the MCP handshake within {}s; check that it is up, or raise its `startup_timeout_secs`",
                 timeout.as_secs()
@@ -269,7 +314,7 @@ impl Server {
         let name = self.name();
         let timeout = self.spec.startup_timeout();
         let listed = tokio::time::timeout(timeout, async {
-            let (peer, _) = self.peer().await?;
+            let (peer, _) = self.peer(true).await?;
             peer.list_all_tools()
                 .await
                 .map_err(|err| format!("MCP server `{name}` could not list its tools ({err})"))
@@ -285,21 +330,46 @@ impl Server {
 
     /// Calls `tool` (the server's name for it) with `arguments`. Dropping the future (the
     /// call cancelled or timed out) sends the server `notifications/cancelled`.
-    /// What the server asks while the call runs goes to `asker` (the call's host's).
+    /// What the server asks while the call runs goes to `asker` (the call's host's), and its
+    /// progress notifications for the call to `progress`.
     pub(crate) async fn call(
         &self,
         tool: &str,
         arguments: Map<String, Value>,
         asker: Option<std::sync::Arc<dyn Asker>>,
+        progress: Option<&(dyn Fn(Progress) + Sync)>,
     ) -> ToolResult {
         let name = self.name();
         let _asking = asker.map(|asker| Asking::new(&self.askers, asker));
-        let (peer, generation) = match self.peer().await {
+        let (peer, generation) = match self.peer(false).await {
             Ok(peer) => peer,
             Err(err) => return ToolResult::error(err),
         };
         let mut params = CallToolRequestParams::new(tool.to_string());
         params.arguments = Some(arguments);
+        // Not `peer.call_tool`: rmcp puts a progress token of its own in the request, and only
+        // the handle of a request sent this way says which, so the server's progress can be
+        // routed to this call. The cancel-on-drop `call_tool` has is `CancelOnDrop`'s.
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = match peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+        {
+            Ok(handle) => handle,
+            Err(err) => {
+                let said = self.stopped_saying(generation).await;
+                return ToolResult::error(format!(
+                    "MCP server `{name}` stopped before `{tool}` could be sent ({err}){said}; it is started again for the next call, so call it again"
+                ));
+            }
+        };
+        let mut cancel = CancelOnDrop {
+            peer: peer.clone(),
+            id: Some(handle.id.clone()),
+        };
+        let (sender, mut reports) = tokio::sync::mpsc::unbounded_channel();
+        let _listening = progress
+            .map(|_| Listening::new(&self.progressing, handle.progress_token.clone(), sender));
         // A server that stopped answering (an HTTP server that restarted and answers the old
         // session with an error no request can be matched to, a process stuck) would leave
         // the call waiting until its timeout: while it runs, the server is pinged, and a ping
@@ -325,17 +395,52 @@ impl Server {
                 }
             }
         };
-        let answer = tokio::select! {
-            answer = peer.call_tool(params) => answer,
-            why = watched => {
-                let said = self.stopped_saying(generation).await;
-                return ToolResult::error(format!(
-                    "MCP server `{name}` stopped while `{tool}` ran ({why}){said}; it is started again for the next call, so call it again if it is safe to"
-                ));
+        let response = handle.await_response();
+        tokio::pin!(watched, response);
+        let answer = loop {
+            tokio::select! {
+                answer = &mut response => break answer,
+                Some(report) = reports.recv() => {
+                    if let Some(progress) = progress {
+                        progress(progress_of(report));
+                    }
+                }
+                why = &mut watched => {
+                    let said = self.stopped_saying(generation).await;
+                    return ToolResult::error(format!(
+                        "MCP server `{name}` stopped while `{tool}` ran ({why}){said}; it is started again for the next call, so call it again if it is safe to"
+                    ));
+                }
             }
         };
+        cancel.disarm();
+        if let Some(progress) = progress {
+            // rmcp hands each notification to a task of its own, so the reports the server
+            // sent just before its answer may land just after it: they are let in first.
+            for _ in 0..3 {
+                tokio::task::yield_now().await;
+                while let Ok(report) = reports.try_recv() {
+                    progress(progress_of(report));
+                }
+            }
+        }
         match answer {
-            Ok(answer) => to_result(answer),
+            Ok(ServerResult::CallToolResult(answer)) => to_result(answer),
+            // Another shape of result (an empty one): read as a tool's, if it is one.
+            Ok(other) => match serde_json::to_value(&other)
+                .ok()
+                .and_then(|v| serde_json::from_value::<CallToolResult>(v).ok())
+            {
+                Some(answer) => to_result(answer),
+                None => ToolResult::error(format!(
+                    "MCP server `{name}` answered the call to `{tool}` with something that is not a tool's result"
+                )),
+            },
+            Err(ServiceError::McpError(err)) if err.message.contains(SESSION_REINITIALIZED) => {
+                ToolResult::error(format!(
+                    "MCP server `{name}` lost its HTTP session while `{tool}` ran (it answered 404: it restarted or expired the session); the call was not sent again since it may have run, and a new session is open, so call it again if it is safe to"
+                ))
+            }
             Err(ServiceError::McpError(err)) => ToolResult::error(format!(
                 "MCP server `{name}` refused the call to `{tool}`: {}",
                 err.message
@@ -344,7 +449,8 @@ impl Server {
                 // The server stopped under the call: the next call starts it again.
                 let said = self.stopped_saying(generation).await;
                 ToolResult::error(format!(
-                    "MCP server `{name}` stopped while `{tool}` ran ({err}){said}; it is started again for the next call, so call it again if it is safe to"
+                    "MCP server `{name}` stopped while `{tool}` ran ({}){said}; it is started again for the next call, so call it again if it is safe to",
+                    plain(&err)
                 ))
             }
         }
@@ -361,6 +467,84 @@ impl Server {
             .clone()
             .unwrap_or_default();
         clause(&tail)
+    }
+}
+
+/// A server's progress notification as the session's report.
+fn progress_of(report: ProgressNotificationParam) -> Progress {
+    Progress {
+        done: report.progress,
+        total: report.total,
+        message: report.message,
+    }
+}
+
+/// Sends the server `notifications/cancelled` for a call dropped before its answer (cancelled,
+/// or past its timeout), as rmcp's `call_tool` would.
+struct CancelOnDrop {
+    peer: Peer<RoleClient>,
+    id: Option<RequestId>,
+}
+
+impl CancelOnDrop {
+    /// The call was answered: nothing to cancel.
+    fn disarm(&mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else {
+            return;
+        };
+        // Sending waits for the transport, which a drop cannot: a task of its own does.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let peer = self.peer.clone();
+        runtime.spawn(async move {
+            let cancelled = CancelledNotification::new(CancelledNotificationParam::new(
+                Some(id),
+                Some(
+                    "the cy-tools session stopped the call (cancelled, or past its timeout)".into(),
+                ),
+            ));
+            // A server that is gone needs no telling.
+            let _ = peer
+                .send_notification(ClientNotification::CancelledNotification(cancelled))
+                .await;
+        });
+    }
+}
+
+/// A call's progress token among the server's calls that listen, for as long as the call
+/// runs.
+struct Listening<'a> {
+    progressing: &'a Progressing,
+    token: ProgressToken,
+}
+
+impl<'a> Listening<'a> {
+    fn new(
+        progressing: &'a Progressing,
+        token: ProgressToken,
+        to: tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>,
+    ) -> Self {
+        progressing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(token.clone(), to);
+        Listening { progressing, token }
+    }
+}
+
+impl Drop for Listening<'_> {
+    fn drop(&mut self) {
+        self.progressing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.token);
     }
 }
 
@@ -412,6 +596,35 @@ fn with_base_interpreters(read_only: &[String]) -> Vec<std::path::PathBuf> {
         }
     }
     paths
+}
+
+/// Why a call's request failed, without the transport's Rust type rmcp names: a transport's
+/// failure ("Transport send error: Transport [rmcp::…] error: Client error: …") reads
+/// "its connection failed: …".
+fn plain(err: &ServiceError) -> String {
+    let said = err.to_string();
+    match said.split_once("] error: ") {
+        Some((_, why)) if said.starts_with("Transport") => {
+            let why = why.strip_prefix("Client error: ").unwrap_or(why);
+            format!("its connection failed: {why}")
+        }
+        _ => said,
+    }
+}
+
+/// `err` and the errors under it, as one line.
+fn with_sources(err: &dyn std::error::Error) -> String {
+    let mut line = err.to_string();
+    let mut source = err.source();
+    while let Some(under) = source {
+        let said = under.to_string();
+        if !line.contains(&said) {
+            line.push_str(": ");
+            line.push_str(&said);
+        }
+        source = under.source();
+    }
+    line
 }
 
 fn clause(tail: &str) -> String {

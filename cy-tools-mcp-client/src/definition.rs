@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use cy_tools::BoxFuture;
 use cy_tools::binding::{BindError, BoundContext};
-use cy_tools::call::ArgsError;
+use cy_tools::call::{ArgsError, Progress};
 use cy_tools::capability::Capabilities;
 use cy_tools::definition::{
     ArgsCheck, Definition, OutputSchema, Schema, ToolAnnotations, ToolMeta,
@@ -149,6 +149,11 @@ fn annotations(made: &Made<'_>) -> ToolAnnotations {
     annotations
 }
 
+/// A call's future that answers `message` as an error at once.
+fn answer<'a>(message: String) -> BoxFuture<'a, ToolResult> {
+    Box::pin(std::future::ready(ToolResult::error(message)))
+}
+
 impl McpToolDefinition {
     /// Its name in sessions.
     pub(crate) fn meta_name(&self) -> &'static str {
@@ -183,20 +188,41 @@ impl Definition for McpToolDefinition {
         args: Map<String, Value>,
         call: CallInfo<'a>,
     ) -> Result<BoxFuture<'a, ToolResult>, ArgsError> {
+        // Binding checked the state is there (`needs_state`).
+        let Some(servers) = context.get().state::<McpServers>() else {
+            return Ok(answer(format!(
+                "MCP server `{}` is not one of this session's; the session must be built with it",
+                self.server
+            )));
+        };
+        // The tool as the server lists it now: its list may have changed since the session
+        // was bound (`notifications/tools/list_changed`).
+        let Some(current) = servers.current(&self.server, &self.tool) else {
+            return Ok(answer(format!(
+                "`{}` is gone: MCP server `{}` no longer lists its tool `{}`; use the session's other tools",
+                self.meta.name(),
+                self.server,
+                self.tool
+            )));
+        };
         let args = Value::Object(args);
-        if let Some(check) = &self.check {
+        if let Some(check) = &current.check {
             check.check(&args)?;
         }
         let Value::Object(args) = args else {
             unreachable!("built from an object above")
         };
-        // Binding checked the state is there (`needs_state`).
-        let servers = context.get().state::<McpServers>();
-        // What the server asks while it runs goes where the call's host would ask.
+        // What the server asks while it runs goes where the call's host would ask, and its
+        // progress where the call's host listens.
         let asker = call.asker().cloned();
         Ok(Box::pin(async move {
-            match servers.and_then(|s| s.server(&self.server)) {
-                Some(server) => server.call(&self.tool, args, asker).await,
+            let report = move |p: Progress| {
+                call.progress(p.done, p.total, || p.message.unwrap_or_default());
+            };
+            let progress: Option<&(dyn Fn(Progress) + Sync)> =
+                call.wants_progress().then_some(&report);
+            match servers.server(&self.server) {
+                Some(server) => server.call(&self.tool, args, asker, progress).await,
                 None => ToolResult::error(format!(
                     "MCP server `{}` is not one of this session's; the session must be built with it",
                     self.server

@@ -17,8 +17,13 @@
 //! `notifications/cancelled`) and a per-call timeout (300 s unless the entry says otherwise).
 //! A server that died, or stopped answering its pings while a call ran, is started again (or
 //! reconnected) for the next call, with backoff, and the calls it dropped answer an error
-//! naming it. What a server asks while it runs a call (sampling, elicitation) goes to whoever
-//! the call's host asks. The servers are killed with the session.
+//! naming it; over HTTP, a request answered 404 (the session lost) is sent again on a new
+//! session. What a server asks while it runs a call (sampling, elicitation) goes to whoever
+//! the call's host asks, and its progress notifications to the call's progress listener. A
+//! server whose tool list changes (`notifications/tools/list_changed`) is listed again; calls
+//! take the new list at once, and hosts that show the tools learn of it from
+//! [`McpServers::changes`] and bind again. A `lazy` server starts at its first call once its
+//! tools are known in the process. The servers are killed with the session.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,10 +1,13 @@
 //! What a server asks of the session while it runs a call (MCP's `sampling/createMessage` and
 //! `elicitation/create`): passed to whoever the call's host asks on its behalf (the MCP client
-//! that called the session, the model loop's model), else declined with a reason.
+//! that called the session, the model loop's model), else declined with a reason. And what it
+//! tells the session: a call's progress (to that call) and that its tool list changed (to the
+//! servers' refresher).
 
 // MCP 2026-07-28 deprecates sampling (SEP-2577); servers written for 2025-11-25 still ask.
 #![allow(deprecated)]
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use cy_tools::call::{Asker, ElicitForm, Elicited, SampleMessage, SampleRequest, Sampled};
@@ -12,10 +15,11 @@ use cy_tools::catalog::Role;
 use rmcp::ClientHandler;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, CreateMessageRequestParams, CreateMessageResult,
-    ElicitRequestParams, ElicitResult, Implementation,
+    ElicitRequestParams, ElicitResult, Implementation, ProgressNotificationParam, ProgressToken,
 };
-use rmcp::service::{RequestContext, RoleClient};
+use rmcp::service::{NotificationContext, RequestContext, RoleClient};
 use serde_json::{Value, json};
+use tokio::sync::mpsc::UnboundedSender;
 
 type McpError = rmcp::ErrorData;
 
@@ -23,11 +27,34 @@ type McpError = rmcp::ErrorData;
 /// they run goes to the latest.
 pub(crate) type Askers = Arc<Mutex<Vec<Arc<dyn Asker>>>>;
 
+/// The calls in flight that listen to their progress, by the progress token their request
+/// carries: the server's `notifications/progress` for a token goes to its call.
+pub(crate) type Progressing =
+    Arc<Mutex<HashMap<ProgressToken, UnboundedSender<ProgressNotificationParam>>>>;
+
+/// Where a server's `notifications/tools/list_changed` goes: the index of the server among the
+/// session's, sent to the task that lists it again.
+#[derive(Clone)]
+pub(crate) struct ListChanged {
+    pub(crate) index: usize,
+    pub(crate) to: UnboundedSender<usize>,
+}
+
+impl ListChanged {
+    /// Asks for the server's tools to be listed again.
+    pub(crate) fn tell(&self) {
+        // The refresher is gone only with the session, when nobody needs the list.
+        let _ = self.to.send(self.index);
+    }
+}
+
 /// The session's side of the protocol with one server.
 #[derive(Clone)]
 pub(crate) struct Handler {
     pub(crate) server: String,
     pub(crate) askers: Askers,
+    pub(crate) progressing: Progressing,
+    pub(crate) list_changed: ListChanged,
 }
 
 impl Handler {
@@ -101,6 +128,28 @@ impl ClientHandler for Handler {
             Elicited::Decline => json!({"action": "decline"}),
             Elicited::Cancel => json!({"action": "cancel"}),
         })
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let to = self
+            .progressing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&params.progress_token)
+            .cloned();
+        // A token no call listens to: a call that ended, or whose host does not listen.
+        if let Some(to) = to {
+            let _ = to.send(params);
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        tracing::info!(server = self.server, "MCP server's tool list changed");
+        self.list_changed.tell();
     }
 }
 

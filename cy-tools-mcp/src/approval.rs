@@ -16,7 +16,16 @@ use super::ask::PeerAsker;
 pub(super) const CANNOT_ELICIT: &str = "this MCP client does not answer elicitation requests, so nobody can be asked; connect with a client that supports elicitation, or have the server started with `--approve none` to run such calls without asking";
 
 /// What a call that needs approval says to a 2025-11-25 client of the stateless HTTP server.
-pub(super) const STATELESS: &str = "this server keeps no connection between requests (stateless HTTP), so a client of protocol 2025-11-25 cannot be asked in the middle of a call; connect with protocol 2026-07-28, which is asked in the call's answer, or have the server started with `--approve none` to run such calls without asking";
+pub(super) const STATELESS: &str = "this server keeps no connection between requests (stateless HTTP), so a client of protocol 2025-11-25 cannot be asked in the middle of a call; have the server serve the session-bearing HTTP mode (`--http-sessions`), where it is asked, connect with protocol 2026-07-28, which is asked in the call's answer, or have the server started with `--approve none` to run such calls without asking";
+
+/// [`STATELESS`] for a call of a tool of the MCP server `server` that this one fronts (a
+/// gateway): its tools count as destructive unless the spec says otherwise, which is one more
+/// way out.
+pub(super) fn stateless_fronted(server: &str) -> String {
+    format!(
+        "{STATELESS}, or mark MCP server `{server}`'s tools in the session spec (`\"trust_annotations\": true` on its `mcp_servers` entry: then a tool it declares read-only, `readOnlyHint`, is not asked about)"
+    )
+}
 
 /// Asks the client of one request, by an elicitation with an empty form (one use of the
 /// call's [`PeerAsker::elicit`]): accepting approves, declining or dismissing declines.

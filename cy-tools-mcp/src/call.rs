@@ -11,7 +11,7 @@ use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 use tracing::Span;
 
-use super::approval::{Decided, Eliciting, STATELESS};
+use super::approval::{Decided, Eliciting, STATELESS, stateless_fronted};
 use super::ask;
 use super::convert::call_tool_result;
 use super::input_required::{Round, approval_round};
@@ -53,11 +53,14 @@ impl McpServer {
         if let Some(search) = &self.search
             && request.name == super::search_tools::SEARCH_TOOLS
         {
-            let tools = self.inner.session.tools();
+            let served = self.current();
+            let tools = served.session.tools();
             return Box::pin(search.call(tools, &self.found, request, context)).await;
         }
         let name = &*request.name;
-        let session = &self.inner.session;
+        // The tools served now (a host may put new ones in place while the server runs).
+        let served = self.current();
+        let session = &served.session;
         let Some(tool) = session.tools().get(name) else {
             tracing::debug!(tool = name, "call of an unknown tool");
             return Err(self.unknown_tool(name));
@@ -179,9 +182,11 @@ impl McpServer {
                 }
             }
         } else if self.stateless {
-            let refused = Decision::Unavailable {
-                reason: STATELESS.to_string(),
+            let reason = match self.fronted_server(tool.name()) {
+                Some(server) => stateless_fronted(server),
+                None => STATELESS.to_string(),
             };
+            let refused = Decision::Unavailable { reason };
             let decided = Decided::new(call.id.clone(), refused);
             call = call.with_approver(Arc::new(decided));
         } else {

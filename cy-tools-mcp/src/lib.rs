@@ -10,6 +10,9 @@
 //!
 //! * `tools/list` answers every tool of the toolset, sorted by name, declared as the
 //!   [`Dialect::Mcp`](cy_tools::dialect::Dialect::Mcp) export (input schema, title, annotations).
+//!   A host whose session's tools change while it is served ([`ToolUpdates`], from
+//!   [`McpServer::with_tool_updates`]) puts the new ones in place, and the clients that can be
+//!   told are sent `notifications/tools/list_changed`.
 //! * `tools/call` runs [`BoundTool::execute`](cy_tools::BoundTool::execute), the same path a
 //!   model loop takes: arguments are validated against the canonical schema here, not by the
 //!   client, and whatever goes wrong in the tool comes back as an `isError` result the model can
@@ -88,6 +91,7 @@ mod request_state;
 mod search_tools;
 mod serve;
 mod server;
+mod tool_updates;
 mod trace;
 mod transport;
 mod unsupported;
@@ -98,3 +102,4 @@ pub use notes::MAX_PENDING_LOG_MESSAGES;
 pub use request_state::{MIN_STATE_KEY_LEN, STATE_KEY_ENV, STATE_LIFETIME};
 pub use serve::{IntoMcpServer, serve, serve_stdio};
 pub use server::{McpServer, TOOL_LIST_TTL_MS};
+pub use tool_updates::ToolUpdates;

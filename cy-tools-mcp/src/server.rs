@@ -28,8 +28,10 @@ use super::request_state::{STATE_KEY_ENV, StateCodec};
 use super::unsupported;
 
 /// How long a client may keep a `tools/list` answer (2026-07-28's `ttlMs`): the list never
-/// changes while a server runs, so this only bounds how late a client sees a redeployed
-/// server's new tool set (and a call to a tool gone since is answered with the valid ones).
+/// changes while a server runs (unless its host puts new tools in place with
+/// [`ToolUpdates`](crate::ToolUpdates): then 0), so this only bounds how late a client sees a
+/// redeployed server's new tool set (and a call to a tool gone since is answered with the valid
+/// ones).
 pub const TOOL_LIST_TTL_MS: u64 = 5 * 60 * 1000;
 
 /// An MCP server (an `rmcp` [`ServerHandler`]) over one session's tools.
@@ -63,6 +65,11 @@ pub struct McpServer {
     /// connection's searches found.
     pub(super) search: Option<Arc<super::search_tools::SearchTools>>,
     pub(super) found: super::search_tools::Found,
+    /// The MCP servers this one fronts (a gateway), whose tools are `{server}__{tool}`.
+    fronted: Arc<[String]>,
+    /// The tools as a host put them in place while the server runs, and the clients to tell
+    /// (see [`ToolUpdates`](crate::ToolUpdates)); `None`: those it was made with, always.
+    pub(super) live: Option<Arc<super::tool_updates::Live>>,
 }
 
 pub(super) struct Inner {
@@ -81,33 +88,9 @@ pub(super) struct Inner {
     info: ServerConfig,
 }
 
-impl McpServer {
-    /// A server over `tools`, declaring each as [`Dialect::Mcp`] exports it; its calls are not
-    /// recorded (see [`for_session`](Self::for_session)).
-    ///
-    /// # Errors
-    /// [`ServeError::Declaration`] when a tool's declaration is not a valid MCP `Tool`.
-    pub fn new(tools: Toolset) -> Result<Self, ServeError> {
-        // A session of its own, without a log: every call takes the session's one path.
-        let identity = tools.iter().next().map_or_else(
-            || SessionIdentity::root("mcp", ""),
-            |tool| tool.session().clone(),
-        );
-        let session = Session::new(Arc::new(ToolContext::new(identity)), tools);
-        McpServer::over(session, String::new())
-    }
-
-    /// A server over `session`'s tools whose every call goes through the session, so it is
-    /// recorded in the session's execution log.
-    ///
-    /// # Errors
-    /// As [`new`](Self::new).
-    pub fn for_session(session: Session) -> Result<Self, ServeError> {
-        let workspace = session_workspace(&session);
-        McpServer::over(session, workspace)
-    }
-
-    fn over(session: Session, workspace: String) -> Result<Self, ServeError> {
+impl Inner {
+    /// The declarations and catalog of `session`, served.
+    pub(super) fn of(session: Session) -> Result<Inner, ServeError> {
         let tools = session.tools();
         let mut declarations = Vec::with_capacity(tools.len());
         for tool in tools {
@@ -142,15 +125,46 @@ impl McpServer {
         let mut implementation = Implementation::new("cy-tools", env!("CARGO_PKG_VERSION"));
         implementation.title = Some("cy-tools".to_string());
         let info = ServerConfig::new(capabilities(&catalog)).with_server_info(implementation);
+        Ok(Inner {
+            session,
+            declarations,
+            names_listed,
+            catalog,
+            served,
+            info,
+        })
+    }
+}
+
+impl McpServer {
+    /// A server over `tools`, declaring each as [`Dialect::Mcp`] exports it; its calls are not
+    /// recorded (see [`for_session`](Self::for_session)).
+    ///
+    /// # Errors
+    /// [`ServeError::Declaration`] when a tool's declaration is not a valid MCP `Tool`.
+    pub fn new(tools: Toolset) -> Result<Self, ServeError> {
+        // A session of its own, without a log: every call takes the session's one path.
+        let identity = tools.iter().next().map_or_else(
+            || SessionIdentity::root("mcp", ""),
+            |tool| tool.session().clone(),
+        );
+        let session = Session::new(Arc::new(ToolContext::new(identity)), tools);
+        McpServer::over(session, String::new())
+    }
+
+    /// A server over `session`'s tools whose every call goes through the session, so it is
+    /// recorded in the session's execution log.
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn for_session(session: Session) -> Result<Self, ServeError> {
+        let workspace = session_workspace(&session);
+        McpServer::over(session, workspace)
+    }
+
+    fn over(session: Session, workspace: String) -> Result<Self, ServeError> {
         Ok(McpServer {
-            inner: Arc::new(Inner {
-                session,
-                declarations,
-                names_listed,
-                catalog,
-                served,
-                info,
-            }),
+            inner: Arc::new(Inner::of(session)?),
             call_runtime: None,
             call_slots: None,
             list_scope: CacheScope::Public,
@@ -163,6 +177,8 @@ impl McpServer {
             asker: Arc::default(),
             search: None,
             found: super::search_tools::Found::default(),
+            fronted: Arc::from([]),
+            live: None,
         })
     }
 
@@ -179,6 +195,25 @@ impl McpServer {
             .map_err(|message| ServeError::Configuration { message })?;
         self.search = Some(Arc::new(search));
         Ok(self)
+    }
+
+    /// The same server, knowing it fronts the MCP servers named `servers` (a gateway: the
+    /// session's spec names them in `mcp_servers`, and their tools are `{server}__{tool}`), so
+    /// that a call of one of their tools refused for want of a client to ask says how to mark
+    /// the server's tools in the spec.
+    #[must_use]
+    pub fn with_fronted_servers(mut self, servers: impl IntoIterator<Item = String>) -> Self {
+        self.fronted = servers.into_iter().collect();
+        self
+    }
+
+    /// The fronted server whose tool `tool` is, if any.
+    pub(super) fn fronted_server(&self, tool: &str) -> Option<&str> {
+        let (server, _) = tool.split_once("__")?;
+        self.fronted
+            .iter()
+            .find(|s| *s == server)
+            .map(String::as_str)
     }
 
     /// The same server, binding the approval state it signs to `workspace` (with the called
@@ -287,7 +322,8 @@ impl McpServer {
         self
     }
 
-    /// The tools served, as `tools/list` declares them (sorted by name).
+    /// The tools served when the server was made, as `tools/list` declares them (sorted by
+    /// name); a host's [`ToolUpdates`](crate::ToolUpdates) may have put others in place since.
     pub fn declarations(&self) -> &[Tool] {
         &self.inner.declarations
     }
@@ -302,7 +338,7 @@ impl McpServer {
     }
 
     pub(super) fn unknown_tool(&self, name: &str) -> ErrorData {
-        let inner = &self.inner;
+        let inner = self.current();
         let valid: Vec<&str> = inner.declarations.iter().map(|d| &*d.name).collect();
         ErrorData::invalid_params(
             format!(
@@ -317,6 +353,13 @@ impl McpServer {
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
         let mut info = self.inner.info.clone();
+        // Told when the tools change, where a notification can reach the client.
+        if self.live.is_some()
+            && !self.stateless
+            && let Some(tools) = info.capabilities.tools.as_mut()
+        {
+            tools.list_changed = Some(true);
+        }
         // No update can reach a client between stateless requests: subscriptions are not
         // offered there (a `resources/subscribe` is still acknowledged, see `subscribe`).
         if self.stateless
@@ -339,9 +382,10 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        let current = self.current();
         let listed = match &self.search {
-            Some(search) if !self.stateless => search.listed(&self.inner.declarations, &self.found),
-            _ => self.inner.declarations.clone(),
+            Some(search) if !self.stateless => search.listed(&current.declarations, &self.found),
+            _ => current.declarations.clone(),
         };
         let list = ListToolsResult::with_all_items(listed);
         // The caching fields are 2026-07-28's; older clients get the list as they know it.
@@ -349,7 +393,7 @@ impl ServerHandler for McpServer {
             .protocol_version()
             .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
         Ok(if caching {
-            list.with_ttl_ms(TOOL_LIST_TTL_MS)
+            list.with_ttl_ms(self.list_ttl_ms())
                 .with_cache_scope(self.list_scope)
         } else {
             list
@@ -357,7 +401,7 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.inner
+        self.current()
             .declarations
             .iter()
             .find(|d| d.name == name)
@@ -375,6 +419,11 @@ impl ServerHandler for McpServer {
         // (into its task) on every call. A span nobody traces costs a branch per poll.
         let span = super::trace::request_span(&request, &context);
         self.call(request, context, span.clone()).instrument(span)
+    }
+
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        // A connection that carries notifications hears of tool list changes.
+        self.listen_for_tool_changes(context.peer);
     }
 
     async fn set_level(

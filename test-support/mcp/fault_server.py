@@ -1,12 +1,18 @@
 """An MCP server (stdio, standard library only) that misbehaves on demand, for the client's
 fault tests: `hang` never answers, `die` exits in the middle of a call, `read` opens any path
-(so the tests see the sandbox refuse one outside), `echo` answers, `ask` asks the client's model and user; its tool list comes in two pages. Cancellations it receives
-are appended to `cancelled.log` in its working folder (the session's workspace)."""
+(so the tests see the sandbox refuse one outside), `echo` answers, `ask` asks the client's model
+and user, `change` changes its tool list (`read` gone, `echo` taking at most 5 characters, `added`
+new) and says so with `notifications/tools/list_changed`; its tool list comes in two pages.
+Cancellations it receives are appended to `cancelled.log` in its working folder (the session's
+workspace), and its process id to `started.log` when it starts."""
 
 import json
 import os
 import sys
 import threading
+
+with open("started.log", "a") as started:
+    started.write(str(os.getpid()) + "\n")
 
 lock = threading.Lock()
 # Answers to the requests this server sends its client, by id.
@@ -31,7 +37,22 @@ TOOLS = [
     {"name": "ask", "description": "Asks the client's model, then its user.", "inputSchema": {"type": "object", "properties": {}}},
     {"name": "look/around", "description": "A name with a slash and a schema the validator cannot check.",
      "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": False}},
+    {"name": "change", "description": "Changes this server's tool list.", "inputSchema": {"type": "object", "properties": {}}},
 ]
+
+
+def change_tools():
+    global TOOLS
+    changed = []
+    for tool in TOOLS:
+        if tool["name"] == "read":
+            continue
+        if tool["name"] == "echo":
+            tool = json.loads(json.dumps(tool))
+            tool["inputSchema"]["properties"]["text"]["maxLength"] = 5
+        changed.append(tool)
+    changed.append({"name": "added", "description": "New after `change`.", "inputSchema": {"type": "object", "properties": {}}})
+    TOOLS = changed
 
 
 def ask_client(id, method, params):
@@ -56,6 +77,12 @@ def call(request):
             "message": "Your name?",
             "requestedSchema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}})
         result = {"content": [{"type": "text", "text": json.dumps({"sampled": sampled, "elicited": elicited})}]}
+    elif name == "change":
+        change_tools()
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+        result = {"content": [{"type": "text", "text": "changed"}]}
+    elif name == "added":
+        result = {"content": [{"type": "text", "text": "added answers"}]}
     elif name == "echo" or name == "look/around":
         text = args.get("text", args.get("a", ""))
         result = {"content": [{"type": "text", "text": "echo: " + text}]}
@@ -77,14 +104,15 @@ for line in sys.stdin:
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": request["id"], "result": {
             "protocolVersion": request["params"]["protocolVersion"],
-            "capabilities": {"tools": {}},
+            "capabilities": {"tools": {"listChanged": True}},
             "serverInfo": {"name": "fault", "version": "1"}}})
     elif method == "tools/list":
         # Two pages, so a client that reads only the first misses tools.
+        tools = TOOLS
         if (request.get("params") or {}).get("cursor") == "page-2":
-            send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": TOOLS[3:]}})
+            send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools[3:]}})
         else:
-            send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": TOOLS[:3], "nextCursor": "page-2"}})
+            send({"jsonrpc": "2.0", "id": request["id"], "result": {"tools": tools[:3], "nextCursor": "page-2"}})
     elif method == "tools/call":
         threading.Thread(target=call, args=(request,), daemon=True).start()
     elif method == "notifications/cancelled":

@@ -26,3 +26,12 @@ pub fn fault_server() -> (String, String) {
         dir.to_string_lossy().into_owned(),
     )
 }
+
+/// The HTTP fault server's script (`mcp/http_fault_server.py`): it prints the port it listens
+/// on as its first line.
+pub fn http_fault_server() -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("mcp/http_fault_server.py")
+        .to_string_lossy()
+        .into_owned()
+}

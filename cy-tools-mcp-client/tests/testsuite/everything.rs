@@ -1,11 +1,12 @@
 //! `@modelcontextprotocol/server-everything` (npm), confined in the session's sandbox: listed,
 //! called, every content type it answers mapped (text, image, resource links, an embedded
 //! resource, structured content), bad arguments refused before it sees them, a long operation
-//! stopped at the call timeout, and nothing of the host's environment reaching it but what its
+//! stopped at the call timeout and its progress reaching the call in order, and nothing of the host's environment reaching it but what its
 //! entry names.
 
-use cy_tools::call::{Content, ResourceBody};
+use cy_tools::call::{Content, Progress, ResourceBody};
 use cy_tools::session::McpServerSpec;
+use cy_tools::{CancellationToken, ToolCall};
 use serde_json::json;
 
 use crate::support::{installed, session};
@@ -123,4 +124,49 @@ async fn a_long_operation_is_stopped_at_the_call_timeout() {
         .call("everything__echo", json!({"message": "still"}))
         .await;
     assert_eq!(echoed.text_content(), "Echo: still");
+}
+
+#[tokio::test]
+async fn a_long_operations_progress_reaches_the_call_in_order() {
+    let Some(modules) = installed("CY_MCP_SERVERS") else {
+        return;
+    };
+    let mut spec = everything(&modules);
+    spec.env.clear();
+    let f = session(&[spec]).await;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&seen);
+    let call = ToolCall::new("c1", json!({"duration": 2, "steps": 4})).with_progress(
+        std::sync::Arc::new(move |p: Progress| sink.lock().unwrap().push(p)),
+    );
+    let result = f
+        .session
+        .execute(
+            "everything__trigger-long-running-operation",
+            call,
+            &CancellationToken::new(),
+        )
+        .await;
+    assert!(!result.is_error, "{}", result.text_content());
+    let seen = seen.lock().unwrap().clone();
+    let steps: Vec<(f64, Option<f64>)> = seen.iter().map(|p| (p.done, p.total)).collect();
+    assert_eq!(
+        steps,
+        [
+            (1.0, Some(4.0)),
+            (2.0, Some(4.0)),
+            (3.0, Some(4.0)),
+            (4.0, Some(4.0))
+        ],
+        "{seen:?}"
+    );
+    // A call nobody listens to runs as before.
+    let quiet = f
+        .session
+        .call(
+            "everything__trigger-long-running-operation",
+            json!({"duration": 1, "steps": 2}),
+        )
+        .await;
+    assert!(!quiet.is_error, "{}", quiet.text_content());
 }

@@ -203,7 +203,7 @@ async fn wrong_entries_are_refused_naming_the_server() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "MCP server `fault` has no tool `frobnicate` (its tools are `echo`, `hang`, `die`, `read`, `ask`, `look/around`); fix the server's `tools` in the spec"
+        "MCP server `fault` has no tool `frobnicate` (its tools are `echo`, `hang`, `die`, `read`, `ask`, `look/around`, `change`); fix the server's `tools` in the spec"
     );
     let mut not_a_server = fault_server("nothing");
     not_a_server.command = "true".into();

@@ -21,7 +21,20 @@ pub async fn session(specs: &[McpServerSpec]) -> Fixture {
 
 /// The same in `workspace`.
 pub async fn session_in(workspace: tempfile::TempDir, specs: &[McpServerSpec]) -> Fixture {
-    let view = LocalSandbox::new(workspace.path()).unwrap().env();
+    let (session, servers) = session_at(workspace.path(), specs).await;
+    Fixture {
+        session,
+        servers,
+        workspace,
+    }
+}
+
+/// A session with the tools of `specs`' servers in the folder `workspace`.
+pub async fn session_at(
+    workspace: &std::path::Path,
+    specs: &[McpServerSpec],
+) -> (Session, McpServers) {
+    let view = LocalSandbox::new(workspace).unwrap().env();
     let servers = McpServers::start(specs, &view)
         .await
         .unwrap_or_else(|err| panic!("{err}"));
@@ -31,11 +44,7 @@ pub async fn session_in(workspace: tempfile::TempDir, specs: &[McpServerSpec]) -
             .with_state(servers.clone()),
     );
     let tools = servers.bind(&context, &[]).unwrap();
-    Fixture {
-        session: Session::new(context, Toolset::new(tools)),
-        servers,
-        workspace,
-    }
+    (Session::new(context, Toolset::new(tools)), servers)
 }
 
 pub use cy_tools_test_support::mcp_servers::installed;

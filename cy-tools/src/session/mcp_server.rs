@@ -77,6 +77,15 @@ pub struct McpServerSpec {
     /// Seconds one call may take ([`DEFAULT_MCP_CALL_TIMEOUT`] when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_timeout_secs: Option<u64>,
+    /// Whether it starts at its first call rather than with the session (off by default:
+    /// started with the session, so a server that cannot start fails the session's build).
+    /// A session's tools must be known when it is built, so a lazy server is still started
+    /// to list them the first time its entry is built in a process; a later build in the
+    /// same process (the session resumed or narrowed, a child given the server, another
+    /// session with the same entry and workspace) binds its tools from that list, and it is
+    /// started at its first call, its tools then listed again.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub lazy: bool,
 }
 
 fn is_false(b: &bool) -> bool {

@@ -15,6 +15,7 @@ mod macro_calls;
 mod macro_registry;
 mod macro_schemas;
 mod mcp_ask;
+mod mcp_gateway;
 mod mcp_http_client;
 mod mcp_inspector;
 mod mcp_progress_approval;

@@ -4,5 +4,6 @@
 mod cli;
 mod cli_code_mode;
 mod cli_hooks;
+mod cli_mcp_servers;
 mod cli_narrowing;
 mod cli_terminal;

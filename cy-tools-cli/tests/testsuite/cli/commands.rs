@@ -351,20 +351,31 @@ fn a_bad_session_spec_is_one_line_naming_the_problem() {
         )
     );
 
-    // So are a spec's MCP servers (served by the factory, not yet by these commands).
+    // A spec's MCP servers are started when a tool of theirs is served: one that cannot start
+    // is named with why, and a call of a built-in does not start them.
     std::fs::write(
         &spec,
-        r#"{"mcp_servers": [{"name": "time", "command": "mcp-server-time"}]}"#,
+        r#"{"mcp_servers": [{"name": "time", "command": "mcp-server-time-not-installed"}]}"#,
     )
     .unwrap();
     let err = one_line_error(
-        &cy_tools(&["call", "list_directory", "--spec", spec_arg]),
+        &cy_tools(&["call", "time__get_current_time", "--spec", spec_arg]),
         2,
     );
     assert!(
-        err.starts_with(&format!(
-            "error: session spec `{spec_arg}`: `mcp_servers` is not served by the command line"
-        )),
+        err.starts_with("error: session spec `mcp_servers`: ") && err.contains("`time`"),
+        "{err}"
+    );
+    let listed = cy_tools(&["call", "list_directory", "--spec", spec_arg]);
+    assert!(listed.status.success(), "{listed:?}");
+    std::fs::write(
+        &spec,
+        r#"{"mcp_servers": [{"name": "my_time", "command": "mcp-server-time"}]}"#,
+    )
+    .unwrap();
+    let err = one_line_error(&cy_tools(&["mcp", "--spec", spec_arg]), 2);
+    assert!(
+        err.contains("MCP server name `my_time` is not valid"),
         "{err}"
     );
 

@@ -7,6 +7,7 @@ mod hooks;
 mod hooks_file;
 mod host_files;
 mod limits;
+pub(crate) mod mcp_servers;
 mod narrowing;
 mod signals;
 mod terminal;

@@ -95,3 +95,82 @@ async fn a_server_that_cannot_start_fails_the_creation_naming_it() {
         ServiceErrorKind::NotFound
     );
 }
+
+const ROLE: &str = "CY_MCP_SESSION_ROLE";
+const DIR: &str = "CY_MCP_SESSION_DIR";
+
+/// One process's part: `create` makes the session (two servers, one lazy) and calls a server
+/// tool, `resume` resumes it by id and calls one; each writes the session's tools (name,
+/// description, parameters, in order) to `{role}.json`.
+async fn process_role(role: &str, dir: &std::path::Path) {
+    let factory = LocalSessionFactory::embedded(dir.join("state")).unwrap();
+    let session = if role == "create" {
+        let mut spec = spec("s-mcp-processes", &dir.join("w")).with_tools(["read_file"]);
+        let mut lazy = fault_server("lazy");
+        lazy.lazy = true;
+        spec.mcp_servers = vec![fault_server("fault"), lazy];
+        factory.create(spec).await.unwrap()
+    } else {
+        factory.resume("s-mcp-processes").await.unwrap()
+    };
+    for server in ["fault", "lazy"] {
+        let text = format!("{role} in {}", std::process::id());
+        let echoed = session
+            .call(&format!("{server}__echo"), json!({ "text": text }))
+            .await;
+        assert_eq!(echoed.text_content(), format!("echo: {text}"));
+    }
+    let tools: Vec<(String, String, serde_json::Value)> = session
+        .tools()
+        .iter()
+        .map(|t| {
+            (
+                t.name().to_string(),
+                t.description().to_string(),
+                t.parameters().clone(),
+            )
+        })
+        .collect();
+    std::fs::write(
+        dir.join(format!("{role}.json")),
+        serde_json::to_vec(&(std::process::id(), tools)).unwrap(),
+    )
+    .unwrap();
+}
+
+#[test]
+#[ignore = "run by `a_session_with_servers_resumed_in_another_process_has_the_same_toolset`, once as each role"]
+fn mcp_process_role() {
+    let (Ok(r), Ok(dir)) = (std::env::var(ROLE), std::env::var(DIR)) else {
+        panic!(
+            "run by `a_session_with_servers_resumed_in_another_process_has_the_same_toolset`, which sets `{ROLE}` and `{DIR}`"
+        );
+    };
+    super::runtime().block_on(process_role(&r, std::path::Path::new(&dir)));
+}
+
+#[test]
+fn a_session_with_servers_resumed_in_another_process_has_the_same_toolset() {
+    use crate::support::alone::alone;
+    let dir = tempfile::tempdir().unwrap();
+    for role in ["create", "resume"] {
+        alone!(mcp_process_role)
+            .env(ROLE, role)
+            .env(DIR, dir.path())
+            .run();
+    }
+    type Report = (u32, Vec<(String, String, serde_json::Value)>);
+    let read = |role: &str| -> Report {
+        serde_json::from_slice(&std::fs::read(dir.path().join(format!("{role}.json"))).unwrap())
+            .unwrap()
+    };
+    let (created_in, created) = read("create");
+    let (resumed_in, resumed) = read("resume");
+    assert_ne!(created_in, resumed_in, "two processes");
+    let names: Vec<&str> = created.iter().map(|t| t.0.as_str()).collect();
+    assert!(
+        names.contains(&"fault__echo") && names.contains(&"lazy__echo"),
+        "{names:?}"
+    );
+    assert_eq!(created, resumed);
+}

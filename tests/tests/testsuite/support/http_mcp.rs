@@ -22,7 +22,8 @@ pub struct HttpMcp {
 }
 
 impl HttpMcp {
-    /// Serves `tools` over `workspace`, with [`TOKEN`] and `extra` arguments.
+    /// Serves `tools` over `workspace` (all the session has when empty), with [`TOKEN`] and
+    /// `extra` arguments.
     pub fn start(workspace: &Path, tools: &str, extra: &[&str]) -> HttpMcp {
         HttpMcp::start_with_env(workspace, tools, extra, &[])
     }
@@ -34,8 +35,14 @@ impl HttpMcp {
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> HttpMcp {
-        let mut child = app()
-            .args(["mcp", "--http", "127.0.0.1:0", "--tools", tools, "--root"])
+        let mut command = app();
+        command.args(["mcp", "--http", "127.0.0.1:0"]);
+        // No `--tools`: every tool the session has (a spec's, its servers').
+        if !tools.is_empty() {
+            command.args(["--tools", tools]);
+        }
+        let mut child = command
+            .arg("--root")
             .arg(workspace)
             .args(extra)
             .env("CY_TOOLS_MCP_TOKEN", TOKEN)
