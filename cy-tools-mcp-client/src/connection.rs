@@ -36,6 +36,11 @@ const LIVENESS_EVERY: Duration = Duration::from_secs(3);
 /// The first wait after a server died.
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 
+/// How long a call whose host listens to its progress waits, after the server's answer, for a
+/// report the server sent before it (rmcp delivers each on a task of its own), unless the last
+/// one reached its total.
+const LATE_PROGRESS: Duration = Duration::from_millis(20);
+
 /// What rmcp's streamable HTTP transport answers a request whose session the server forgot
 /// (HTTP 404) after it was sent: the transport opened a new session, but the request was not
 /// sent again since the server may have run it.
@@ -397,11 +402,14 @@ impl Server {
         };
         let response = handle.await_response();
         tokio::pin!(watched, response);
+        // The last report passed on: whether the server said it got to its total.
+        let mut finished = false;
         let answer = loop {
             tokio::select! {
                 answer = &mut response => break answer,
                 Some(report) = reports.recv() => {
                     if let Some(progress) = progress {
+                        finished = report.total.is_some_and(|total| report.progress >= total);
                         progress(progress_of(report));
                     }
                 }
@@ -417,11 +425,20 @@ impl Server {
         if let Some(progress) = progress {
             // rmcp hands each notification to a task of its own, so the reports the server
             // sent just before its answer may land just after it: they are let in first.
+            // Those already handed over come at once; while the server's last word was
+            // short of its total, a little longer is given to those still on their way.
             for _ in 0..3 {
                 tokio::task::yield_now().await;
                 while let Ok(report) = reports.try_recv() {
+                    finished = report.total.is_some_and(|total| report.progress >= total);
                     progress(progress_of(report));
                 }
+            }
+            while !finished
+                && let Ok(Some(report)) = tokio::time::timeout(LATE_PROGRESS, reports.recv()).await
+            {
+                finished = report.total.is_some_and(|total| report.progress >= total);
+                progress(progress_of(report));
             }
         }
         match answer {

@@ -2,7 +2,8 @@
 fault tests: `hang` never answers, `die` exits in the middle of a call, `read` opens any path
 (so the tests see the sandbox refuse one outside), `echo` answers, `ask` asks the client's model
 and user, `change` changes its tool list (`read` gone, `echo` taking at most 5 characters, `added`
-new) and says so with `notifications/tools/list_changed`; its tool list comes in two pages.
+new) and says so with `notifications/tools/list_changed`, `count` reports its progress with a
+message at each step; its tool list comes in two pages.
 Cancellations it receives are appended to `cancelled.log` in its working folder (the session's
 workspace), and its process id to `started.log` when it starts."""
 
@@ -10,6 +11,7 @@ import json
 import os
 import sys
 import threading
+import time
 
 with open("started.log", "a") as started:
     started.write(str(os.getpid()) + "\n")
@@ -38,6 +40,8 @@ TOOLS = [
     {"name": "look/around", "description": "A name with a slash and a schema the validator cannot check.",
      "inputSchema": {"type": "object", "properties": {"a": {"type": "string"}}, "unevaluatedProperties": False}},
     {"name": "change", "description": "Changes this server's tool list.", "inputSchema": {"type": "object", "properties": {}}},
+    {"name": "count", "description": "Counts to 3, reporting progress with a message at each step.",
+     "inputSchema": {"type": "object", "properties": {}}},
 ]
 
 
@@ -81,6 +85,14 @@ def call(request):
         change_tools()
         send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         result = {"content": [{"type": "text", "text": "changed"}]}
+    elif name == "count":
+        token = (params.get("_meta") or {}).get("progressToken")
+        for step in (1, 2, 3):
+            time.sleep(0.1)
+            if token is not None:
+                send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {
+                    "progressToken": token, "progress": step, "total": 3, "message": "step %d of 3" % step}})
+        result = {"content": [{"type": "text", "text": "counted"}]}
     elif name == "added":
         result = {"content": [{"type": "text", "text": "added answers"}]}
     elif name == "echo" or name == "look/around":

@@ -203,7 +203,7 @@ async fn wrong_entries_are_refused_naming_the_server() {
         .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "MCP server `fault` has no tool `frobnicate` (its tools are `echo`, `hang`, `die`, `read`, `ask`, `look/around`, `change`); fix the server's `tools` in the spec"
+        "MCP server `fault` has no tool `frobnicate` (its tools are `echo`, `hang`, `die`, `read`, `ask`, `look/around`, `change`, `count`); fix the server's `tools` in the spec"
     );
     let mut not_a_server = fault_server("nothing");
     not_a_server.command = "true".into();
@@ -278,5 +278,24 @@ async fn a_servers_questions_go_to_whoever_the_call_asks_else_are_declined() {
     assert!(
         said.starts_with("the cy-tools session using MCP server `fault` cannot ask a model now"),
         "{said}"
+    );
+}
+
+#[tokio::test]
+async fn a_servers_progress_reaches_the_call_with_its_totals_and_messages() {
+    let f = session(&[fault_server("fault")]).await;
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&seen);
+    let call = ToolCall::new("c1", json!({})).with_progress(std::sync::Arc::new(
+        move |p: cy_tools::call::Progress| sink.lock().unwrap().push(p.to_string()),
+    ));
+    let result = f
+        .session
+        .execute("fault__count", call, &CancellationToken::new())
+        .await;
+    assert_eq!(result.text_content(), "counted");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        ["1/3 step 1 of 3", "2/3 step 2 of 3", "3/3 step 3 of 3"]
     );
 }

@@ -170,3 +170,27 @@ impl McpServerSpec {
             .map_or(DEFAULT_MCP_CALL_TIMEOUT, Duration::from_secs)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::McpServerSpec;
+
+    #[test]
+    fn an_entry_written_before_lazy_loads_eager_and_is_written_the_same() {
+        let old = serde_json::json!({
+            "name": "time", "command": "python3", "args": ["-m", "mcp_server_time"],
+            "tools": ["get_current_time"], "call_timeout_secs": 60
+        });
+        let spec: McpServerSpec = serde_json::from_value(old.clone()).unwrap();
+        assert!(!spec.lazy);
+        assert_eq!(serde_json::to_value(&spec).unwrap(), old);
+        let lazy: McpServerSpec =
+            serde_json::from_value(serde_json::json!({"name": "t", "command": "x", "lazy": true}))
+                .unwrap();
+        assert!(lazy.lazy);
+        assert_eq!(
+            serde_json::to_value(&lazy).unwrap()["lazy"],
+            serde_json::json!(true)
+        );
+    }
+}
