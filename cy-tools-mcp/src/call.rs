@@ -27,6 +27,7 @@ impl McpServer {
     /// A plain function around one `async` block that uses `request` and `context` in place
     /// (an `async fn` keeps a second copy of each); the answer is recorded in `span`, the
     /// request's.
+    #[allow(clippy::manual_async_fn)] // written out on purpose: see above
     pub(super) fn call(
         &self,
         mut request: CallToolRequestParams,
