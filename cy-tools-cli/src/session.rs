@@ -37,9 +37,10 @@ pub(super) struct SessionArgs {
     /// and `tenant`), every field optional here:
     /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
     /// "code_mode": true, "approve": "destructive"}. The fields only a session factory serves
-    /// (`executor`, `workspace_host`, `chat`, `subagents`) are refused. Its `mcp_servers` are
-    /// started in the workspace, confined like `terminal`'s commands, and their tools
-    /// (`{server}__{tool}`) served beside the session's own: one endpoint for them all.
+    /// (`executor`, `workspace_host`, `chat`, `subagents`, `code_only`) are refused. Its
+    /// `mcp_servers` are started in the workspace, confined like `terminal`'s commands, and
+    /// their tools (`{server}__{tool}`) served beside the session's own: one endpoint for
+    /// them all.
     /// A relative `workspace` is taken from the spec file's folder; `tools` is the most the
     /// session may have (a stored session is served with those of its stored tools it names,
     /// never more, and in code mode its code reaches no others)
@@ -557,6 +558,10 @@ fn refuse_unserved(path: &Path, spec: &SessionSpec) -> Result<(), CliError> {
         Some("`chat`")
     } else if !spec.subagents.is_empty() {
         Some("`subagents`")
+    } else if spec.code_only {
+        // Served by the session factory; here it would be left out unseen, and the model
+        // given every definition the spec meant to hold back.
+        Some("`code_only`")
     } else {
         None
     };

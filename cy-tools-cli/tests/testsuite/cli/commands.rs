@@ -334,7 +334,7 @@ fn a_bad_session_spec_is_one_line_naming_the_problem() {
     assert_eq!(
         err,
         format!(
-            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `identity`, `session_id`, `tenant`, `workspace`, `workspace_host`, `tools`, `resources`, `prompts`, `executor`, `chat`, `code_mode`, `subagents`, `max_depth`, `approve`, `mcp_servers` at line 1 column 10; {example}"
+            "error: invalid session spec `{spec_arg}`: field `session`: unknown field `session`, expected one of `identity`, `session_id`, `tenant`, `workspace`, `workspace_host`, `tools`, `resources`, `prompts`, `executor`, `chat`, `code_mode`, `code_only`, `subagents`, `max_depth`, `approve`, `mcp_servers` at line 1 column 10; {example}"
         )
     );
 
@@ -348,6 +348,19 @@ fn a_bad_session_spec_is_one_line_naming_the_problem() {
         err,
         format!(
             "error: session spec `{spec_arg}`: `chat` is not served by the command line, which serves a root session's tools in a folder of this host with the local executor; remove it, or build the session with `cy_tools_session::LocalSessionFactory` in an application"
+        )
+    );
+
+    // Code-only mode is the session factory's: here it would be dropped unseen.
+    std::fs::write(&spec, r#"{"tools": ["list_directory"], "code_only": true}"#).unwrap();
+    let err = one_line_error(
+        &cy_tools(&["call", "list_directory", "--spec", spec_arg]),
+        2,
+    );
+    assert_eq!(
+        err,
+        format!(
+            "error: session spec `{spec_arg}`: `code_only` is not served by the command line, which serves a root session's tools in a folder of this host with the local executor; remove it, or build the session with `cy_tools_session::LocalSessionFactory` in an application"
         )
     );
 
