@@ -174,8 +174,8 @@ class _ServerModule(types.ModuleType):
 def sources():
     """The modules the tools are in: `cy_sdk.tools` (every tool, by its own name) and one
     `cy_sdk.servers.<server>` per MCP server, each with how many functions it has."""
-    out = [{"module": "cy_sdk.tools", "source": "the session's tools", "functions": len(tools.__all__)}]
-    for name, (server, functions) in tools._SERVERS.items():
+    out = [{"module": "cy_sdk.tools", "source": "the session's tools", "functions": len(getattr(tools, "__all__", ()))}]
+    for name, (server, functions) in _servers_table().items():
         out.append({"module": "cy_sdk.servers." + name, "source": "MCP server `%s`" % server,
                     "functions": len(functions)})
     return out
@@ -206,7 +206,7 @@ def _entries():
     global _index
     if _index is None:
         entries, postings = [], {}
-        for position, (tool, path, shape, args, description, _source) in enumerate(tools._TOOLS.values()):
+        for position, (tool, path, shape, args, description, _source) in enumerate(_tools_table().values()):
             entries.append((tool, path, shape, description))
             fields = ((3, _words(tool)), (2, [w for a in args for w in _words(a)]), (1, _words(description)))
             for weight, words in fields:
@@ -257,7 +257,7 @@ def search(query, limit=10):
 
 
 def _lookup(name):
-    table = tools._TOOLS
+    table = _tools_table()
     text = str(name)
     for prefix in ("cy_sdk.", "servers.", "tools."):
         if text.startswith(prefix):
@@ -265,8 +265,8 @@ def _lookup(name):
     if text in table:
         return text
     server, _, short = text.partition(".")
-    if short and server in tools._SERVERS and short in tools._SERVERS[server][1]:
-        return tools._SERVERS[server][1][short]
+    if short and server in _servers_table() and short in _servers_table()[server][1]:
+        return _servers_table()[server][1][short]
     for function, entry in table.items():
         if entry[0] == str(name) or entry[1] == str(name):
             return function
@@ -283,10 +283,19 @@ def describe(name):
         raise ToolError(
             "no tool is named `%s`%s" % (name, "; similar: " + ", ".join(h["path"] for h in hits) if hits else "")
         )
-    entry = tools._TOOLS[function]
+    entry = _tools_table()[function]
     lines = [line for line in entry[5].splitlines()
              if not line.startswith("@_typed(") and not line.startswith("    return _call(")]
     return "# %s\n%s\n" % (entry[1], "\n".join(lines).rstrip())
+
+
+def _servers_table():
+    # An empty `tools` module (a runtime that sent none) has no tables: no servers, no tools.
+    return getattr(tools, "_SERVERS", {})
+
+
+def _tools_table():
+    return getattr(tools, "_TOOLS", {})
 
 
 class _ToolsModule(types.ModuleType):
@@ -304,9 +313,9 @@ tools.__class__ = _ToolsModule
 
 # `cy_sdk.servers.<server>`, importable by name too (`from cy_sdk.servers.time import ...`).
 servers = types.ModuleType("cy_sdk.servers", "The MCP servers' tools, one module per server.")
-servers.__all__ = list(tools._SERVERS)
+servers.__all__ = list(_servers_table())
 sys.modules["cy_sdk.servers"] = servers
-for _name, (_server, _functions) in tools._SERVERS.items():
+for _name, (_server, _functions) in _servers_table().items():
     _module = _ServerModule(_name, _server, _functions)
     setattr(servers, _name, _module)
     sys.modules["cy_sdk.servers." + _name] = _module
