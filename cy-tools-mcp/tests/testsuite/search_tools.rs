@@ -187,11 +187,14 @@ async fn stateless_http_lists_every_tool() {
     assert!(!names.contains(&"search_tools"), "{names:?}");
 }
 
-/// The session-bearing HTTP mode: what one session's search found is in its list only.
+/// The session-bearing HTTP mode: what one session's search found is in its list only, and that
+/// session's open event stream is told the list changed.
 #[cfg(feature = "http")]
 #[tokio::test]
 async fn each_http_session_keeps_what_its_own_searches_found() {
     use cy_tools_mcp::http::{McpHttpAuth, McpHttpConfig, McpHttpServer};
+
+    use tokio::io::AsyncWriteExt as _;
 
     use crate::support::mcp_client::{Answer, exchange, post};
 
@@ -258,7 +261,20 @@ async fn each_http_session_keeps_what_its_own_searches_found() {
     };
     let search = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "search_tools", "arguments": {"query": "list directory", "limit": 1}}});
+    // The first session's standalone stream, where a notification not tied to a request
+    // goes: opened before the search, read until the list is said to have changed.
+    let mut events = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let get = format!(
+        "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n{}\r\n",
+        sessions[0]
+    );
+    events.write_all(get.as_bytes()).await.unwrap();
+    let mut seen = String::new();
+    // The stream is open once its head has come: a search before that could be told nowhere.
+    read_until(&mut events, &mut seen, "\r\n\r\n").await;
+    assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
     let answer = exchange(addr, &post("/mcp", &sessions[0], &search.to_string())).await;
+    read_until(&mut events, &mut seen, "notifications/tools/list_changed").await;
     assert!(
         messages(&answer)
             .iter()
@@ -274,4 +290,23 @@ async fn each_http_session_keeps_what_its_own_searches_found() {
         list(sessions[1].clone()).await,
         ["read_file", "search_tools"]
     );
+}
+
+/// Reads `stream` into `seen` until it holds `wanted`, for at most 10 seconds.
+#[cfg(feature = "http")]
+async fn read_until(stream: &mut tokio::net::TcpStream, seen: &mut String, wanted: &str) {
+    use tokio::io::AsyncReadExt as _;
+
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut buf = [0u8; 4096];
+    while !seen.contains(wanted) {
+        let read = tokio::time::timeout_at(deadline, stream.read(&mut buf))
+            .await
+            .unwrap_or_else(|_| {
+                panic!("`{wanted}` did not come within 10 s; the stream had: {seen}")
+            })
+            .unwrap();
+        assert!(read > 0, "the stream closed before `{wanted}`: {seen}");
+        seen.push_str(&String::from_utf8_lossy(&buf[..read]));
+    }
 }
