@@ -10,9 +10,8 @@ use cy_tools::session::McpServerSpec;
 use cy_tools_sandbox::{SandboxView, ServerOptions, ServerProcess};
 use rmcp::ServiceExt as _;
 use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
-    CancelledNotificationParam, ClientNotification, ClientRequest, ProgressNotificationParam,
-    ProgressToken, RequestId, RequestNoParam, ServerResult, Tool,
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, RequestNoParam,
+    ServerResult, Tool,
 };
 use rmcp::service::{Peer, PeerRequestOptions, RoleClient, RunningService, ServiceError};
 use rmcp::transport::StreamableHttpClientTransport;
@@ -21,6 +20,7 @@ use serde_json::{Map, Value};
 
 use cy_tools::call::Asker;
 
+use crate::call_guards::{Asking, CancelOnDrop, Listening, progress_of};
 use crate::result::to_result;
 use crate::upstream::{Askers, Handler, ListChanged, Progressing};
 
@@ -484,112 +484,6 @@ impl Server {
             .clone()
             .unwrap_or_default();
         clause(&tail)
-    }
-}
-
-/// A server's progress notification as the session's report.
-fn progress_of(report: ProgressNotificationParam) -> Progress {
-    Progress {
-        done: report.progress,
-        total: report.total,
-        message: report.message,
-    }
-}
-
-/// Sends the server `notifications/cancelled` for a call dropped before its answer (cancelled,
-/// or past its timeout), as rmcp's `call_tool` would.
-struct CancelOnDrop {
-    peer: Peer<RoleClient>,
-    id: Option<RequestId>,
-}
-
-impl CancelOnDrop {
-    /// The call was answered: nothing to cancel.
-    fn disarm(&mut self) {
-        self.id = None;
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        let Some(id) = self.id.take() else {
-            return;
-        };
-        // Sending waits for the transport, which a drop cannot: a task of its own does.
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            return;
-        };
-        let peer = self.peer.clone();
-        runtime.spawn(async move {
-            let cancelled = CancelledNotification::new(CancelledNotificationParam::new(
-                Some(id),
-                Some(
-                    "the cy-tools session stopped the call (cancelled, or past its timeout)".into(),
-                ),
-            ));
-            // A server that is gone needs no telling.
-            let _ = peer
-                .send_notification(ClientNotification::CancelledNotification(cancelled))
-                .await;
-        });
-    }
-}
-
-/// A call's progress token among the server's calls that listen, for as long as the call
-/// runs.
-struct Listening<'a> {
-    progressing: &'a Progressing,
-    token: ProgressToken,
-}
-
-impl<'a> Listening<'a> {
-    fn new(
-        progressing: &'a Progressing,
-        token: ProgressToken,
-        to: tokio::sync::mpsc::UnboundedSender<ProgressNotificationParam>,
-    ) -> Self {
-        progressing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(token.clone(), to);
-        Listening { progressing, token }
-    }
-}
-
-impl Drop for Listening<'_> {
-    fn drop(&mut self) {
-        self.progressing
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.token);
-    }
-}
-
-/// A call's asker among the server's, for as long as the call runs (however it ends).
-struct Asking<'a> {
-    askers: &'a Askers,
-    asker: std::sync::Arc<dyn Asker>,
-}
-
-impl<'a> Asking<'a> {
-    fn new(askers: &'a Askers, asker: std::sync::Arc<dyn Asker>) -> Self {
-        askers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(std::sync::Arc::clone(&asker));
-        Asking { askers, asker }
-    }
-}
-
-impl Drop for Asking<'_> {
-    fn drop(&mut self) {
-        let mut askers = self.askers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(at) = askers
-            .iter()
-            .rposition(|a| std::sync::Arc::ptr_eq(a, &self.asker))
-        {
-            askers.remove(at);
-        }
     }
 }
 

@@ -50,6 +50,7 @@
 //! # Ok(()) }
 //! ```
 
+mod call_guards;
 mod connection;
 mod definition;
 mod error;

@@ -77,6 +77,7 @@ mod call_task;
 mod catalog;
 mod convert;
 mod error;
+mod fronted;
 #[cfg(unix)]
 mod hangup;
 #[cfg(feature = "http")]

@@ -144,3 +144,23 @@ fn summary(description: &str) -> String {
         None => flat,
     }
 }
+
+impl super::McpServer {
+    /// The same server with tool search: `tools/list` lists the `keep` tools and a
+    /// `search_tools` tool, whose calls add the tools they find to the connection's list and
+    /// send `notifications/tools/list_changed`. Per connection (stdio, a session of the
+    /// session-bearing HTTP mode); over stateless HTTP every tool is listed.
+    ///
+    /// # Errors
+    /// The session has a tool named `search_tools` of its own.
+    pub fn with_tool_search<S: AsRef<str>>(
+        mut self,
+        keep: &[S],
+    ) -> Result<Self, super::ServeError> {
+        let keep: Vec<String> = keep.iter().map(|k| k.as_ref().to_string()).collect();
+        let search = super::search_tools::SearchTools::new(self.inner.session.tools(), &keep)
+            .map_err(|message| super::ServeError::Configuration { message })?;
+        self.search = Some(std::sync::Arc::new(search));
+        Ok(self)
+    }
+}

@@ -66,7 +66,7 @@ pub struct McpServer {
     pub(super) search: Option<Arc<super::search_tools::SearchTools>>,
     pub(super) found: super::search_tools::Found,
     /// The MCP servers this one fronts (a gateway), whose tools are `{server}__{tool}`.
-    fronted: Arc<[String]>,
+    pub(super) fronted: Arc<[String]>,
     /// The tools as a host put them in place while the server runs, and the clients to tell
     /// (see [`ToolUpdates`](crate::ToolUpdates)); `None`: those it was made with, always.
     pub(super) live: Option<Arc<super::tool_updates::Live>>,
@@ -180,40 +180,6 @@ impl McpServer {
             fronted: Arc::from([]),
             live: None,
         })
-    }
-
-    /// The same server with tool search: `tools/list` lists the `keep` tools and a
-    /// `search_tools` tool, whose calls add the tools they find to the connection's list and
-    /// send `notifications/tools/list_changed`. Per connection (stdio, a session of the
-    /// session-bearing HTTP mode); over stateless HTTP every tool is listed.
-    ///
-    /// # Errors
-    /// The session has a tool named `search_tools` of its own.
-    pub fn with_tool_search<S: AsRef<str>>(mut self, keep: &[S]) -> Result<Self, ServeError> {
-        let keep: Vec<String> = keep.iter().map(|k| k.as_ref().to_string()).collect();
-        let search = super::search_tools::SearchTools::new(self.inner.session.tools(), &keep)
-            .map_err(|message| ServeError::Configuration { message })?;
-        self.search = Some(Arc::new(search));
-        Ok(self)
-    }
-
-    /// The same server, knowing it fronts the MCP servers named `servers` (a gateway: the
-    /// session's spec names them in `mcp_servers`, and their tools are `{server}__{tool}`), so
-    /// that a call of one of their tools refused for want of a client to ask says how to mark
-    /// the server's tools in the spec.
-    #[must_use]
-    pub fn with_fronted_servers(mut self, servers: impl IntoIterator<Item = String>) -> Self {
-        self.fronted = servers.into_iter().collect();
-        self
-    }
-
-    /// The fronted server whose tool `tool` is, if any.
-    pub(super) fn fronted_server(&self, tool: &str) -> Option<&str> {
-        let (server, _) = tool.split_once("__")?;
-        self.fronted
-            .iter()
-            .find(|s| *s == server)
-            .map(String::as_str)
     }
 
     /// The same server, binding the approval state it signs to `workspace` (with the called
