@@ -5,10 +5,14 @@ use std::sync::Arc;
 
 use cy_tools::ToolCall;
 use cy_tools::approval::Decision;
+use cy_tools::call::CallHooks;
 use rmcp::model::{CallToolRequestParams, CallToolResponse, NumberOrString, ProtocolVersion};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
+use tokio::runtime::Handle;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio_util::either::Either;
 use tracing::Span;
 
 use super::approval::{Decided, Eliciting, STATELESS, stateless_fronted};
@@ -66,61 +70,45 @@ impl McpServer {
             tracing::debug!(tool = name, "call of an unknown tool");
             return Err(self.unknown_tool(name));
         };
-        // Absent arguments are `null`, which the tool contract accepts as "no arguments".
-        let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
-        let mut call = ToolCall::new(call_id(&context.id), arguments);
-        tracing::debug!(tool = name, id = %context.id, "tools/call");
         // Asked once: reading the connection's version takes a lock.
         let modern = super::protocol::is_modern(context);
-        let (notes, forward) =
-            notes::forwarder(context, self.log_level.for_request(context, modern));
-        if let Some(sink) = &notes.progress {
-            call = call.with_progress(Arc::clone(sink));
-        }
-        call = call.with_log(Arc::clone(&notes.log));
-        // The tool's questions (its `sample` and `elicit`) go to this request's client.
-        call = call.with_asker(ask::for_call(
-            &self.asker,
-            &context.peer,
-            modern,
-            self.stateless,
-        ));
-        // Arguments that fail the call's checks are answered as such, without asking anybody;
-        // those that pass are parsed once, here, for the question and the call. Boxed: only a
-        // call that asks carries the question's state, not every call's future.
-        if tool.needs_approval() && tool.check_arguments(&mut call.arguments) {
-            match Box::pin(self.approval(tool, request, context, call)).await {
-                Ok(approved) => call = approved,
-                Err(ask) => return Ok(ask),
-            }
-        }
         // `context.ct` is cancelled by the client's `notifications/cancelled` for this request
         // (and when the connection closes): the same token the tool body and its processes see.
         let cancel = &context.ct;
-        let run = async {
-            let _slot = match &self.call_slots {
-                Some(slots) => match slots.take(cancel).await {
-                    Some(slot) => Some(slot),
-                    // Cancelled while waiting: no answer is sent for it, and it never ran.
-                    None => {
-                        return cy_tools::ToolResult::error(format!(
-                            "the call to `{name}` was cancelled while it waited for one of the {} calls that may run at once",
-                            slots.max()
-                        ));
-                    }
-                },
-                None => None,
+        // The call is made and handed on in a block of its own, so this future does not keep
+        // a second, moved-from copy of it (and of its sinks) beside the running call. `_slot`:
+        // the call's place under the server's cap, held until it answers.
+        let (run, _slot, forward) = {
+            let (notes, forward) =
+                notes::forwarder(context, self.log_level.for_request(context, modern));
+            // Absent arguments are `null`, which the tool contract accepts as "no arguments".
+            let arguments = request.arguments.take().map_or(Value::Null, Value::Object);
+            let hooks = CallHooks {
+                progress: notes.progress,
+                approver: None,
+                log: Some(notes.log),
+                // The tool's questions (its `sample` and `elicit`) go to this request's client.
+                asker: Some(ask::for_call(
+                    &self.asker,
+                    &context.peer,
+                    modern,
+                    self.stateless,
+                )),
             };
-            match &self.call_runtime {
-                // Another runtime's task owns what it uses: the session and tool are shared
-                // counts, cloned only on this path.
-                Some(runtime) => {
-                    let (session, tool, cancel) = (session.clone(), tool.clone(), cancel.clone());
-                    let run = async move { session.execute_tool(&tool, call, &cancel).await };
-                    call_task::run_on(runtime, name, run).await
+            let mut call = ToolCall::new(call_id(&context.id), arguments).with_hooks(hooks);
+            tracing::debug!(tool = name, id = %context.id, "tools/call");
+            // Arguments that fail the call's checks are answered as such, without asking
+            // anybody; those that pass are parsed once, here, for the question and the call.
+            // Boxed: only a call that asks carries the question's state, not every call's
+            // future.
+            if tool.needs_approval() && tool.check_arguments(&mut call.arguments) {
+                match Box::pin(self.approval(tool, request, context, call)).await {
+                    Ok(approved) => call = approved,
+                    Err(ask) => return Ok(ask),
                 }
-                None => session.execute_tool(tool, call, cancel).await,
             }
+            let (run, slot) = self.run_call(session, tool, call, cancel);
+            (run, slot, forward)
         };
         // The call's notes are all sent before its answer; a request that asked for none has
         // its call run as it is. Pinned here, once: the call's future is the largest part of
@@ -137,6 +125,75 @@ impl McpServer {
             result,
             tool.output_schema(),
         )))
+    }
+
+    /// The call on the session's one path, under the server's cap on calls at once and on
+    /// its call runtime when it has one; with the slot it took under the cap when there was
+    /// one free at once, which the caller holds until the call answers.
+    ///
+    /// A plain function: a call that finds a free slot (or no cap) and runs on this runtime is
+    /// the session's call future, nothing else (a future wrapped around it would hold it
+    /// twice: once to start, once while awaited); waiting for a slot and running on another
+    /// runtime are boxed, so their state is not in every call's future.
+    fn run_call<'a>(
+        &'a self,
+        session: &'a cy_tools::Session,
+        tool: &'a cy_tools::BoundTool,
+        call: ToolCall,
+        cancel: &'a cy_tools::CancellationToken,
+    ) -> (
+        impl Future<Output = cy_tools::ToolResult> + Send + 'a,
+        Option<OwnedSemaphorePermit>,
+    ) {
+        // `Some(slot)`: the call may start now (`slot` is `None` without a cap).
+        let ready = match &self.call_slots {
+            None => Some(None),
+            Some(slots) => slots.try_take().map(Some),
+        };
+        match (ready, &self.call_runtime) {
+            (Some(slot), None) => (Either::Left(session.execute_tool(tool, call, cancel)), slot),
+            (ready, runtime) => {
+                let run = self.waited(session, tool, call, cancel, ready, runtime);
+                (Either::Right(Box::pin(run)), None)
+            }
+        }
+    }
+
+    /// A call that waits for a slot first, or runs on the server's call runtime.
+    async fn waited(
+        &self,
+        session: &cy_tools::Session,
+        tool: &cy_tools::BoundTool,
+        call: ToolCall,
+        cancel: &cy_tools::CancellationToken,
+        ready: Option<Option<OwnedSemaphorePermit>>,
+        runtime: &Option<Handle>,
+    ) -> cy_tools::ToolResult {
+        let name = tool.name();
+        let _slot = match (ready, &self.call_slots) {
+            (Some(slot), _) => slot,
+            (None, Some(slots)) => match slots.take(cancel).await {
+                Some(slot) => Some(slot),
+                // Cancelled while waiting: no answer is sent for it, and it never ran.
+                None => {
+                    return cy_tools::ToolResult::error(format!(
+                        "the call to `{name}` was cancelled while it waited for one of the {} calls that may run at once",
+                        slots.max()
+                    ));
+                }
+            },
+            (None, None) => None,
+        };
+        match runtime {
+            // Another runtime's task owns what it uses: the session and tool are shared
+            // counts, cloned only on this path.
+            Some(runtime) => {
+                let (session, tool, cancel) = (session.clone(), tool.clone(), cancel.clone());
+                let run = async move { session.execute_tool(&tool, call, &cancel).await };
+                call_task::run_on(runtime, name, run).await
+            }
+            None => session.execute_tool(tool, call, cancel).await,
+        }
     }
 
     /// Who approves `call` of `tool`, in the form the client's protocol allows: the call with

@@ -35,6 +35,12 @@ impl CallSlots {
         self.max
     }
 
+    /// A free slot now, if there is one: most calls find one, and need no waiting future.
+    /// The semaphore is fair, so a free slot means nobody is waiting ahead of this call.
+    pub(super) fn try_take(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.slots).try_acquire_owned().ok()
+    }
+
     /// A slot, held until dropped, once one is free (first come, first served); `None` when
     /// `cancel` fires first, so a cancelled call leaves the queue at once.
     pub(super) async fn take(&self, cancel: &CancellationToken) -> Option<OwnedSemaphorePermit> {

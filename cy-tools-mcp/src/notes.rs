@@ -145,40 +145,51 @@ impl Forward<'_> {
     /// Runs `call`, sending what it reports and logs meanwhile; its result once every note
     /// made before it answered is sent. A sink a sync tool's thread still holds after that
     /// sends nowhere.
-    pub(super) async fn run(
+    ///
+    /// A plain function around one `async` block that uses `self` in place (an `async fn`
+    /// keeps a second copy of it): this future is part of every call's.
+    #[allow(clippy::manual_async_fn)] // written out on purpose: see above
+    pub(super) fn run<F: Future<Output = ToolResult> + Send>(
         self,
-        mut call: Pin<&mut impl Future<Output = ToolResult>>,
-    ) -> ToolResult {
-        let mut result = None;
-        loop {
-            let notes = poll_fn(|cx| {
-                if result.is_none() {
-                    match call.as_mut().poll(cx) {
-                        Poll::Ready(answer) => result = Some(answer),
-                        // Left only when the call waits: a note from another thread then
-                        // wakes this loop (one from this thread is taken just below).
-                        Poll::Pending => self.shared.wake_with(cx.waker()),
+        mut call: Pin<&mut F>,
+    ) -> impl Future<Output = ToolResult> + Send {
+        async move {
+            let mut result = None;
+            loop {
+                let notes = poll_fn(|cx| {
+                    if result.is_none() {
+                        match call.as_mut().poll(cx) {
+                            Poll::Ready(answer) => result = Some(answer),
+                            // Left only when the call waits: a note from another thread then
+                            // wakes this loop (one from this thread is taken just below).
+                            Poll::Pending => self.shared.wake_with(cx.waker()),
+                        }
                     }
+                    let notes = self.shared.take();
+                    if !notes.is_empty() || result.is_some() {
+                        return Poll::Ready(notes);
+                    }
+                    Poll::Pending
+                })
+                .await;
+                if notes.is_empty()
+                    && let Some(result) = result.take()
+                {
+                    self.shared.done.store(true, Ordering::Release);
+                    return result;
                 }
-                let notes = self.shared.take();
-                if !notes.is_empty() || result.is_some() {
-                    return Poll::Ready(notes);
-                }
-                Poll::Pending
-            })
-            .await;
-            if notes.is_empty()
-                && let Some(result) = result.take()
-            {
-                self.shared.done.store(true, Ordering::Release);
-                return result;
-            }
-            for note in notes {
-                // Boxed: the sending state is only there while a note is sent, not in every
+                // Boxed: the sending state is only there while notes are sent, not in every
                 // call's future.
-                Box::pin(tell(self.peer, self.token.as_ref(), note)).await;
+                Box::pin(tell_all(self.peer, self.token.as_ref(), notes)).await;
             }
         }
+    }
+}
+
+/// Sends `notes`, in order.
+async fn tell_all(peer: &Peer<RoleServer>, token: Option<&ProgressToken>, notes: Vec<Note>) {
+    for note in notes {
+        tell(peer, token, note).await;
     }
 }
 

@@ -157,6 +157,11 @@ impl BoundTool {
         self
     }
 
+    /// The name, shared: a toolset's index holds it without copying it.
+    pub(super) fn shared_name(&self) -> &Arc<str> {
+        &self.name
+    }
+
     /// The canonical parameter schema (JSON Schema 2020-12).
     pub fn parameters(&self) -> &'static Value {
         self.schema.value()

@@ -347,7 +347,7 @@ impl ToolRegistry {
 
 /// FNV-1a over the bytes of a key, for the registry's map of short names.
 #[derive(Default)]
-struct Fnv(u64);
+pub(super) struct Fnv(u64);
 
 impl Hasher for Fnv {
     fn write(&mut self, bytes: &[u8]) {
