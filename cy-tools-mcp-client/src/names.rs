@@ -35,6 +35,18 @@ pub fn session_name(server: &str, tool: &str) -> String {
     with_digest(&cleaned, tool)
 }
 
+/// Whether `wanted`, a tool a server's spec names, is the server's tool `tool`: by its own
+/// name, or by its session name without the `{server}__` in front. A child session's profile
+/// names tools as its parent's session does, and when that name had to be cleaned up (the
+/// tool's own name is no valid tool name) only the session name leads back to the tool.
+pub(crate) fn names_tool(server: &str, wanted: &str, tool: &str) -> bool {
+    wanted == tool
+        || session_name(server, tool)
+            .strip_prefix(server)
+            .and_then(|rest| rest.strip_prefix("__"))
+            == Some(wanted)
+}
+
 /// `name` cut to leave room for `-` and eight hex digits of `of`'s SHA-256, then those.
 fn with_digest(name: &str, of: &str) -> String {
     let digest = Sha256::digest(of.as_bytes());
@@ -69,6 +81,23 @@ impl Taken {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spec_names_a_tool_by_its_own_name_or_its_session_name() {
+        assert!(names_tool("gh", "issues/create", "issues/create"));
+        assert!(names_tool("gh", "issues_create-ee7a18aa", "issues/create"));
+        assert!(names_tool("time", "get_current_time", "get_current_time"));
+        assert!(!names_tool("gh", "issues_create", "issues/create"));
+        assert!(!names_tool("gh", "issues_create-00000000", "issues/create"));
+        assert!(!names_tool(
+            "gh",
+            "gh__issues_create-ee7a18aa",
+            "issues/create"
+        ));
+        let long = "x".repeat(200);
+        let tail = session_name("srv", &long)["srv__".len()..].to_string();
+        assert!(names_tool("srv", &tail, &long));
+    }
 
     #[test]
     fn names_are_valid_and_apart() {

@@ -15,7 +15,7 @@ use tokio::sync::{mpsc, watch};
 use crate::connection::Server;
 use crate::definition::{Made, McpToolDefinition, definition};
 use crate::error::McpClientError;
-use crate::names::{Taken, session_name};
+use crate::names::{Taken, names_tool, session_name};
 use crate::upstream::ListChanged;
 
 /// The MCP servers of one session and the tools it takes from them. Cloning shares them; the
@@ -349,7 +349,10 @@ fn session_tools(
     for (server, listed) in servers.iter().zip(listed) {
         let spec = &server.spec;
         for wanted in spec.tools.iter().flatten() {
-            if listed.iter().any(|t| t.name == **wanted) {
+            if listed
+                .iter()
+                .any(|t| names_tool(&spec.name, wanted, &t.name))
+            {
                 continue;
             }
             let known: Vec<String> = listed.iter().map(|t| format!("`{}`", t.name)).collect();
@@ -367,7 +370,7 @@ fn session_tools(
             if spec
                 .tools
                 .as_ref()
-                .is_some_and(|w| !w.iter().any(|n| *n == tool.name))
+                .is_some_and(|w| !w.iter().any(|n| names_tool(&spec.name, n, &tool.name)))
             {
                 continue;
             }

@@ -90,6 +90,9 @@ impl ToolCall {
 
     /// The same call, its progress reports going to `sink` (see [`CallInfo::progress`]).
     #[must_use]
+    // Inlined across crates: each is one move of the call, made on every MCP and model-loop
+    // call.
+    #[inline]
     pub fn with_progress(mut self, sink: Arc<dyn ProgressSink>) -> Self {
         self.hooks.progress = Some(sink);
         self
@@ -98,6 +101,7 @@ impl ToolCall {
     /// The same call, asking `approver` first when it needs approval (see
     /// [`approval`](crate::approval)).
     #[must_use]
+    #[inline]
     pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
         self.hooks.approver = Some(approver);
         self
@@ -105,6 +109,7 @@ impl ToolCall {
 
     /// The same call, its log messages going to `sink` (see [`CallInfo::log`]).
     #[must_use]
+    #[inline]
     pub fn with_log(mut self, sink: Arc<dyn LogSink>) -> Self {
         self.hooks.log = Some(sink);
         self
@@ -113,6 +118,7 @@ impl ToolCall {
     /// The same call, asking the caller's model and user through `asker` (see
     /// [`CallInfo::sample`]).
     #[must_use]
+    #[inline]
     pub fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
         self.hooks.asker = Some(asker);
         self
@@ -120,6 +126,7 @@ impl ToolCall {
 
     /// The same call with all of `hooks`.
     #[must_use]
+    #[inline]
     pub fn with_hooks(mut self, hooks: CallHooks) -> Self {
         self.hooks = hooks;
         self

@@ -56,7 +56,9 @@ pub struct McpServerSpec {
     /// the worker that starts it). Nothing else of the host's environment reaches it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub env: Vec<String>,
-    /// Which of its tools the session gets, by the server's names; all when absent.
+    /// Which of its tools the session gets, by the server's names (or by the session's name
+    /// for one without the `{server}__` in front, as a child's profile names it); all when
+    /// absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<String>>,
     /// Host folders it may read and run besides the system's (its installation: an npm

@@ -25,9 +25,12 @@ fn fault_server(name: &str) -> McpServerSpec {
 async fn a_specs_servers_are_started_with_the_session_and_again_on_resume() {
     let dir = tempfile::tempdir().unwrap();
     let factory = LocalSessionFactory::embedded(dir.path().join("state")).unwrap();
+    // `look/around` is no valid tool name: the session names it with a digest.
+    let looker = cy_tools_mcp_client::session_name("fault", "look/around");
     let mut spec = spec("s-mcp", &dir.path().join("w"))
         .with_tools(["read_file"])
-        .with_subagent(SubagentProfile::new("echoer", ["fault__echo"]));
+        .with_subagent(SubagentProfile::new("echoer", ["fault__echo"]))
+        .with_subagent(SubagentProfile::new("looker", [looker.as_str()]));
     spec.mcp_servers = vec![fault_server("fault")];
     let session = factory.create(spec).await.unwrap();
     let names = session.tools().names();
@@ -58,6 +61,14 @@ async fn a_specs_servers_are_started_with_the_session_and_again_on_resume() {
             .text_content(),
         "echo: child"
     );
+    // A child given a tool by a name the session made up for it gets that tool.
+    let child = factory
+        .spawn_child(&session, ChildRequest::new("looker"))
+        .await
+        .unwrap();
+    let child_names = child.tools().names();
+    assert!(child_names.contains(&looker.as_str()), "{child_names:?}");
+    assert!(!child_names.contains(&"fault__echo"), "{child_names:?}");
 
     // Another factory on the same store (as another worker would): the same toolset.
     let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
