@@ -11,6 +11,16 @@ use rmcp::service::{Peer, RoleClient};
 
 use crate::upstream::{Askers, Progressing};
 
+/// The next report on `reports`; never, for a call nobody listens to.
+pub(crate) async fn next_report(
+    reports: Option<&mut tokio::sync::mpsc::UnboundedReceiver<ProgressNotificationParam>>,
+) -> Option<ProgressNotificationParam> {
+    match reports {
+        Some(reports) => reports.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 /// A server's progress notification as the session's report.
 pub(crate) fn progress_of(report: ProgressNotificationParam) -> Progress {
     Progress {

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use cy_tools::call::Asker;
 
-use crate::call_guards::{Asking, CancelOnDrop, Listening, progress_of};
+use crate::call_guards::{Asking, CancelOnDrop, Listening, next_report, progress_of};
 use crate::result::to_result;
 use crate::upstream::{Askers, Handler, ListChanged, Progressing};
 
@@ -372,9 +372,17 @@ impl Server {
             peer: peer.clone(),
             id: Some(handle.id.clone()),
         };
-        let (sender, mut reports) = tokio::sync::mpsc::unbounded_channel();
-        let _listening = progress
-            .map(|_| Listening::new(&self.progressing, handle.progress_token.clone(), sender));
+        // Only a call somebody listens to has a channel for its reports (a channel allocates
+        // a block of slots when made).
+        let (mut reports, _listening) = match progress {
+            Some(_) => {
+                let (sender, reports) = tokio::sync::mpsc::unbounded_channel();
+                let token = handle.progress_token.clone();
+                let listening = Listening::new(&self.progressing, token, sender);
+                (Some(reports), Some(listening))
+            }
+            None => (None, None),
+        };
         // A server that stopped answering (an HTTP server that restarted and answers the old
         // session with an error no request can be matched to, a process stuck) would leave
         // the call waiting until its timeout: while it runs, the server is pinged, and a ping
@@ -407,7 +415,7 @@ impl Server {
         let answer = loop {
             tokio::select! {
                 answer = &mut response => break answer,
-                Some(report) = reports.recv() => {
+                Some(report) = next_report(reports.as_mut()) => {
                     if let Some(progress) = progress {
                         finished = report.total.is_some_and(|total| report.progress >= total);
                         progress(progress_of(report));
@@ -422,7 +430,7 @@ impl Server {
             }
         };
         cancel.disarm();
-        if let Some(progress) = progress {
+        if let (Some(progress), Some(reports)) = (progress, reports.as_mut()) {
             // rmcp hands each notification to a task of its own, so the reports the server
             // sent just before its answer may land just after it: they are let in first.
             // Those already handed over come at once; while the server's last word was
