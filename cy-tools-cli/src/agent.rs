@@ -246,8 +246,8 @@ fn load_profiles(path: &Path, model: &ModelSpec) -> Result<Vec<SubagentProfile>,
 
 /// The session the run works in, from a factory (so `delegate` gets children, each logged):
 /// in the store `--store` (or `CY_TOOLS_STORE`) names, resumed when its id is stored there;
-/// else in memory for this run. A new session is in code mode when `--code-mode` or the spec
-/// file asks for it, as with `call` and `mcp`.
+/// else in memory for this run. A new session is in code mode (or code-only mode) when
+/// `--code-mode` (`--code-only`) or the spec file asks for it, as with `call` and `mcp`.
 fn open_session(
     args: &Args,
     asked: session::Asked,
@@ -311,7 +311,12 @@ fn open_session(
         };
         match resumed {
             // As `call` and `mcp` refuse it: the session would run without what was asked.
-            Ok(session) if asked.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
+            Ok(session) if asked.code_only && !session.spec().is_some_and(|s| s.code_only) => {
+                return Err(stored::stored_without_code_only(&id));
+            }
+            Ok(session)
+                if asked.code_mode && !session.spec().is_some_and(|s| session::in_code_mode(s)) =>
+            {
                 return Err(stored::stored_without_code_mode(&id));
             }
             Ok(session) => {
@@ -342,7 +347,8 @@ fn open_session(
         let workspace = std::path::absolute(&asked.root).unwrap_or(asked.root);
         let mut spec = SessionSpec::root(id, asked.tenant, workspace.to_string_lossy())
             .with_tools(tools)
-            .with_code_mode(asked.code_mode);
+            .with_code_mode(asked.code_mode)
+            .with_code_only(asked.code_only);
         // Started with the session, stored with it, started again whenever it is resumed.
         spec.mcp_servers = asked.mcp_servers;
         for profile in profiles {

@@ -4,5 +4,7 @@
 
 mod approval_state;
 mod bad_input;
+mod code_only;
 mod http;
 mod server;
+mod tool_search;
