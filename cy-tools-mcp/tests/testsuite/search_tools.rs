@@ -119,6 +119,68 @@ async fn a_search_adds_the_tools_it_finds_and_says_the_list_changed() {
     assert_eq!(bad["result"]["isError"], true);
 }
 
+/// A host that puts other tools in place while the server runs (a gateway whose upstream's
+/// list changed): a search finds what is served now, not what was served at the start.
+#[tokio::test]
+async fn a_search_finds_the_tools_a_host_put_in_place_since() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = tools(dir.path());
+    let first: Vec<cy_tools::BoundTool> = all
+        .iter()
+        .filter(|t| t.name() != "list_directory")
+        .cloned()
+        .collect();
+    let identity = SessionIdentity::root("s-3", "acme");
+    let session = cy_tools::Session::new(
+        Arc::new(ToolContext::new(identity.clone())),
+        Toolset::new(first),
+    );
+    let (server, updates) = McpServer::for_session(session)
+        .unwrap()
+        .with_tool_search(&["read_file"])
+        .unwrap()
+        .with_tool_updates();
+    let mut peer = serve(server);
+    peer.initialize().await;
+    let none = peer
+        .call(
+            1,
+            "search_tools",
+            json!({"query": "list directory entries", "limit": 1}),
+        )
+        .await;
+    let text = none["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!text.contains("list_directory"), "{text}");
+
+    let now = cy_tools::Session::new(Arc::new(ToolContext::new(identity)), all);
+    updates.replace(now).await.unwrap();
+    let found = peer
+        .call(
+            2,
+            "search_tools",
+            json!({"query": "list directory", "limit": 1}),
+        )
+        .await;
+    let text = found["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Found 1 tool(s), now in the tool list:\n- list_directory: "),
+        "{text}"
+    );
+    assert!(
+        listed(&mut peer, 3)
+            .await
+            .contains(&"list_directory".to_string())
+    );
+    let called = peer.call(4, "list_directory", json!({"path": "."})).await;
+    assert!(
+        called["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("notes.txt"),
+        "{called}"
+    );
+}
+
 /// A tool of the application's own named like the search tool.
 #[cy_tools::tool(read_only, open_world = false)]
 async fn search_tools(
