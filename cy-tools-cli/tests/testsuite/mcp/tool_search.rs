@@ -1,8 +1,9 @@
 //! `cy-tools mcp --tool-search` through the binary: the client is listed the `--always` tools
 //! and `search_tools`; a search tells it the list changed and adds what it found, which is
 //! then listed and called. Over stdio, with the built-in tools and with a spec's MCP server
-//! (`mcp-server-time`, installed by `.ci/run`); over HTTP with `--http-sessions`, where the
-//! session's event stream is told. Refused, saying what to do, over stateless HTTP (whose
+//! (`mcp-server-time`, installed by `.ci/run`), and a tool an upstream server adds while the
+//! gateway serves is found; over HTTP with `--http-sessions`, where the session's event
+//! stream is told. Refused, saying what to do, over stateless HTTP (whose
 //! clients cannot be told), in code-only mode, and for an `--always` tool not served.
 
 use std::net::SocketAddr;
@@ -111,6 +112,66 @@ async fn a_search_finds_a_spec_servers_tool_which_is_then_listed_and_called() {
         )
         .await;
     assert!(now.contains("Asia/Tokyo"), "{now}");
+}
+
+/// A gateway whose upstream's list changes (the tests' fault server, whose `change` adds
+/// `added`): a search then finds the new tool, which is listed and called.
+#[tokio::test]
+async fn a_search_finds_a_tool_an_upstream_added_while_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().join("w");
+    std::fs::create_dir(&workspace).unwrap();
+    let (script, folder) = crate::support::mcp_servers::fault_server();
+    let spec = dir.path().join("changing.json");
+    std::fs::write(
+        &spec,
+        json!({"tools": ["read_file"], "mcp_servers": [
+            {"name": "fault", "command": "python3", "args": [script], "read_only": [folder]}]})
+        .to_string(),
+    )
+    .unwrap();
+    let mut mcp = Mcp::start(
+        dir.path(),
+        &[
+            "--tool-search",
+            "--always",
+            "fault__change",
+            "--spec",
+            spec.to_str().unwrap(),
+            "--root",
+            workspace.to_str().unwrap(),
+        ],
+    )
+    .await;
+    assert_eq!(mcp.names(1).await, ["fault__change", "search_tools"]);
+    let (before, _) = search(&mut mcp, 2, "new after change", 3).await;
+    assert!(
+        !before.to_string().contains("fault__added"),
+        "found before it exists: {before}"
+    );
+    assert_eq!(mcp.text(3, "fault__change", json!({})).await, "changed");
+    // The gateway hears of the change and puts the new tools in place on its own time: asked
+    // until a search finds the tool.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut id = 10;
+    let found = loop {
+        let (answer, _) = search(&mut mcp, id, "new after change", 3).await;
+        if answer.to_string().contains("fault__added") {
+            break answer;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the search never found the added tool: {answer}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        id += 1;
+    };
+    assert_eq!(found["result"]["isError"], false, "{found}");
+    assert!(mcp.names(100).await.contains(&"fault__added".to_string()));
+    assert_eq!(
+        mcp.text(101, "fault__added", json!({})).await,
+        "added answers"
+    );
 }
 
 /// `cy-tools mcp --http 127.0.0.1:0 --no-token ARGS`, killed when dropped, and its address.
