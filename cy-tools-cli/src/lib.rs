@@ -35,6 +35,7 @@ mod runtime;
 mod schema;
 mod servers;
 mod session;
+mod spec_file;
 mod stored;
 mod terminal;
 
