@@ -38,6 +38,7 @@ mod session;
 mod spec_file;
 mod stored;
 mod terminal;
+mod tool_search;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

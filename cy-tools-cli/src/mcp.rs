@@ -10,11 +10,9 @@ use super::mcp_http::{self, HttpArgs};
 use super::runtime::CommandRuntime;
 use super::servers;
 use super::session::{self, SessionArgs};
+use super::tool_search;
 use cy_tools_mcp::McpServer;
 use cy_tools_mcp_client::McpServers;
-
-/// The name of the tool search's own tool.
-const SEARCH_TOOLS: &str = "search_tools";
 
 #[derive(Debug, clap::Args)]
 pub(super) struct Args {
@@ -56,11 +54,7 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
             "`--tool-search` needs a client the server can tell that its tool list changed: stdio, or HTTP with `--http-sessions`; stateless HTTP (the default of `--http`) cannot send `notifications/tools/list_changed`, so its clients would never see what a search finds. Add `--http-sessions`, or leave out `--tool-search` (every tool is then listed)",
         ));
     }
-    if args.always.iter().any(|name| name == SEARCH_TOOLS) {
-        return Err(CliError::new(format!(
-            "`--always {SEARCH_TOOLS}`: `{SEARCH_TOOLS}` is listed with `--tool-search` anyway; name the tools to list beside it"
-        )));
-    }
+    tool_search::check_always_names(&args.always)?;
     let runtime = CommandRuntime::new()?;
     // Over HTTP the client may be anybody the token reaches, so destructive calls ask by
     // default; on stdio the client is the person's own program, which usually asks already.
@@ -82,21 +76,9 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let workspace = opened.workspace.to_string_lossy().into_owned();
     let stored = opened.session.spec().is_some();
     let fronted = opened.fronted;
-    if args.tool_search && opened.code_only {
-        // From the spec file or a stored session (the two flags conflict already).
-        let why = match opened.session.spec() {
-            Some(_) => format!(
-                "stored session `{}` was created in it, and keeps its settings",
-                opened.session.id()
-            ),
-            None => "the session spec's `code_only`".to_string(),
-        };
-        return Err(CliError::new(format!(
-            "`--tool-search` was given for a session in code-only mode ({why}), which serves `execute_code` alone: there is nothing to search; leave out `--tool-search`"
-        )));
-    }
     if args.tool_search {
-        check_always(&args.always, opened.session.tools())?;
+        let more = "serve it with `--tools` or the spec's `tools`";
+        tool_search::check_served(&args.always, &opened.session, opened.code_only, more)?;
     }
     // Its MCP servers' tool lists may change while it runs: what is served follows them. Not
     // in code-only mode, where `execute_code` alone is served (its code reaches the tools
@@ -159,17 +141,4 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     // Dropping the runtime drops the session, which kills the processes its tools started.
     drop(runtime);
     Ok(ExitCode::SUCCESS)
-}
-
-/// Every `--always` name is a tool served.
-fn check_always(always: &[String], served: &cy_tools::Toolset) -> Result<(), CliError> {
-    for name in always {
-        if served.get(name).is_none() {
-            return Err(CliError::new(format!(
-                "`--always {name}`: `{name}` is not one of the tools served ({}); name tools served, or serve it with `--tools` or the spec's `tools`",
-                session::listed(&served.names())
-            )));
-        }
-    }
-    Ok(())
 }
