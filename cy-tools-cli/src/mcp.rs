@@ -19,8 +19,9 @@ pub(super) struct Args {
     #[command(flatten)]
     session: SessionArgs,
     /// The tools to serve, comma-separated, a spec's MCP servers' tools named
-    /// `{server}__{tool}` [default: the spec's `tools` and its servers' tools, else every
-    /// linked tool this session can run]
+    /// `{server}__{tool}`; in code-only mode, the tools its code may call (`execute_code` is
+    /// what is served) [default: the spec's `tools` and its servers' tools, else every linked
+    /// tool this session can run]
     #[arg(long, value_name = "A,B,C", value_delimiter = ',')]
     tools: Option<Vec<String>>,
     /// Tool calls that run at once over stdio; a client's further calls wait their turn
