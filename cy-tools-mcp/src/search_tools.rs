@@ -22,6 +22,9 @@ use super::server::Inner;
 /// The search tool's name.
 pub(super) const SEARCH_TOOLS: &str = "search_tools";
 
+/// How long a search's answer waits for its `notifications/tools/list_changed` to go out.
+const NOTIFY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How many tools one search finds unless it asks for another number.
 const DEFAULT_LIMIT: usize = 5;
 
@@ -147,8 +150,19 @@ impl SearchTools {
                 added |= found.insert(name.clone());
             }
         }
-        if added && let Err(err) = context.peer.notify_tool_list_changed().await {
-            tracing::debug!("could not send notifications/tools/list_changed: {err}");
+        // Sent before the answer, so the client lists again knowing why. Waited for a while
+        // only: once the client has closed its end (stdio at EOF), the connection writes
+        // answers still due but no notification, and waiting for one would lose the answer.
+        if added {
+            match tokio::time::timeout(NOTIFY_WAIT, context.peer.notify_tool_list_changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(err)) => {
+                    tracing::debug!("could not send notifications/tools/list_changed: {err}");
+                }
+                Err(_) => tracing::debug!(
+                    "notifications/tools/list_changed not sent in time: the connection is closing"
+                ),
+            }
         }
         let lines: Vec<String> = names
             .iter()

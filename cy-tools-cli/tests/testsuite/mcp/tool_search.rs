@@ -114,6 +114,58 @@ async fn a_search_finds_a_spec_servers_tool_which_is_then_listed_and_called() {
     assert!(now.contains("Asia/Tokyo"), "{now}");
 }
 
+/// A client that sends a search and closes its end at once (a script piping requests in) still
+/// gets the answer: the server does not wait on a notification it can no longer send.
+#[tokio::test]
+async fn a_search_sent_just_before_stdin_closes_is_answered() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let mcp = Mcp::start(
+        dir.path(),
+        &[
+            "--tool-search",
+            "--tools",
+            "read_file,list_directory",
+            "--root",
+            root,
+        ],
+    )
+    .await;
+    let Mcp { peer, .. } = mcp;
+    let crate::support::mcp_client::Peer {
+        mut writer,
+        mut lines,
+    } = peer;
+    let search = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "search_tools", "arguments": {"query": "list directory", "limit": 1}}});
+    writer
+        .write_all(format!("{search}\n").as_bytes())
+        .await
+        .unwrap();
+    drop(writer);
+    let started = tokio::time::Instant::now();
+    let mut answered = None;
+    while let Some(line) =
+        tokio::time::timeout(std::time::Duration::from_secs(20), lines.next_line())
+            .await
+            .expect("the server ends in time")
+            .unwrap()
+    {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == 2 {
+            answered = Some(message);
+        }
+    }
+    let answer = answered.expect("the search is answered before the server ends");
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    // Not held until the connection's drain gives up (5 s).
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
 /// A gateway whose upstream's list changes (the tests' fault server, whose `change` adds
 /// `added`): a search then finds the new tool, which is listed and called.
 #[tokio::test]
