@@ -349,8 +349,9 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let current = self.current();
+        let searching = self.search.is_some() && !self.stateless;
         let listed = match &self.search {
-            Some(search) if !self.stateless => search.listed(&current.declarations, &self.found),
+            Some(search) if searching => search.listed(&current.declarations, &self.found),
             _ => current.declarations.clone(),
         };
         let list = ListToolsResult::with_all_items(listed);
@@ -358,7 +359,11 @@ impl ServerHandler for McpServer {
         let caching = context
             .protocol_version()
             .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        Ok(if caching {
+        Ok(if caching && searching {
+            // The connection's own list, which its next search may change: not to be kept,
+            // nor shared with another connection.
+            list.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
+        } else if caching {
             list.with_ttl_ms(self.list_ttl_ms())
                 .with_cache_scope(self.list_scope)
         } else {

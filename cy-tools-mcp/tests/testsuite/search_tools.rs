@@ -117,6 +117,22 @@ async fn a_search_adds_the_tools_it_finds_and_says_the_list_changed() {
     );
     let bad = peer.call(7, "search_tools", json!({})).await;
     assert_eq!(bad["result"]["isError"], true);
+
+    // A 2026-07-28 request for the list: this connection's own, which a search may change, so
+    // not to be kept nor shared.
+    let modern = peer
+        .request(
+            8,
+            "tools/list",
+            json!({"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+            }}),
+        )
+        .await;
+    assert_eq!(modern["result"]["ttlMs"], 0, "{modern}");
+    assert_eq!(modern["result"]["cacheScope"], "private", "{modern}");
 }
 
 /// A host that puts other tools in place while the server runs (a gateway whose upstream's
