@@ -368,6 +368,22 @@ async fn each_http_session_keeps_what_its_own_searches_found() {
         list(sessions[1].clone()).await,
         ["read_file", "search_tools"]
     );
+
+    // A 2026-07-28 request has no session to keep what a search found: it is listed every
+    // tool, as over stateless HTTP.
+    let (headers, body) = crate::http::modern(4, "tools/list", json!({}));
+    let answer = exchange(addr, &post("/mcp", &headers, &body)).await;
+    let modern: Vec<String> = messages(&answer)
+        .iter()
+        .find(|m| m["id"] == 4)
+        .unwrap_or_else(|| panic!("no answer: {}", answer.body))["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(modern.len(), 6, "{modern:?}");
+    assert!(!modern.contains(&"search_tools".to_string()), "{modern:?}");
 }
 
 /// Reads `stream` into `seen` until it holds `wanted`, for at most 10 seconds.
