@@ -5,7 +5,8 @@
 //! without it is not given it, and `call` of another tool is refused with what to do. A spec
 //! file's `"code_only": true` is served, and with the spec's MCP server (`mcp-server-time`,
 //! installed by `.ci/run`) the code reaches the server's tools through
-//! `cy_sdk.servers.time`.
+//! `cy_sdk.servers.time`; stored, another process's `--tools` narrows what the code reaches to
+//! the server's tool named.
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -358,5 +359,71 @@ print(json.dumps({
         seen["sources"],
         json!(["cy_sdk.tools", "cy_sdk.servers.time"]),
         "{seen}"
+    );
+}
+
+#[tokio::test]
+async fn a_stored_code_only_session_with_a_server_is_narrowed_to_the_tools_named() {
+    let Some((dir, spec)) = crate::cli::mcp_servers::with_time_server(Some(&["read_file"])) else {
+        return;
+    };
+    // Stored under an id: created by the first process, resumed by the next.
+    let mut stored: Value = serde_json::from_str(&std::fs::read_to_string(&spec).unwrap()).unwrap();
+    stored["session_id"] = json!("s-gateway");
+    std::fs::write(&spec, stored.to_string()).unwrap();
+    let (spec, store) = (spec.to_str().unwrap(), dir.path().join("store"));
+    let store = store.to_str().unwrap();
+    let reach = run_code(
+        "import cy_sdk\nprint(sorted(f for f in dir(cy_sdk.tools) if not f.startswith('_')))",
+    );
+    {
+        let mut created = Mcp::start(
+            dir.path(),
+            &["--code-only", "--spec", spec, "--store", store],
+        )
+        .await;
+        assert_eq!(created.names(1).await, ["execute_code"]);
+        assert_eq!(
+            created
+                .text(2, "execute_code", reach.clone())
+                .await
+                .trim_end(),
+            "['read_file', 'time__get_current_time']"
+        );
+    }
+    // Another process serving the server's tool alone: the code reaches it and nothing else.
+    let mut narrowed = Mcp::start(
+        dir.path(),
+        &[
+            "--tools",
+            "time__get_current_time",
+            "--spec",
+            spec,
+            "--store",
+            store,
+        ],
+    )
+    .await;
+    assert_eq!(narrowed.names(1).await, ["execute_code"]);
+    assert_eq!(
+        narrowed.text(2, "execute_code", reach).await.trim_end(),
+        "['time__get_current_time']"
+    );
+    let unknown = cy_tools(
+        dir.path(),
+        &[
+            "mcp",
+            "--tools",
+            "time__convert_time",
+            "--spec",
+            spec,
+            "--store",
+            store,
+        ],
+    );
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(
+        stderr(&unknown),
+        "error: tool `time__convert_time` is not one of stored session `s-gateway`'s tools (`execute_code`, `read_file`, `time__get_current_time`); the stored session keeps the tools it was created with: name some of those, or use another `session_id`"
     );
 }
