@@ -22,9 +22,10 @@ use super::error::CliError;
 use super::runtime::{CommandRuntime, Outcome};
 use super::session::{self, SessionArgs, registry};
 use super::stored;
+use super::tool_search;
 use cy_tools_agent::{
     Agent, AgentConfig, AgentRun, DEFAULT_MAX_PARALLEL_CALLS, DEFAULT_MAX_TURN_BYTES, Ending,
-    ModelRunner, default_key_var,
+    ModelRunner, ToolSearchConfig, default_key_var,
 };
 use cy_tools_session::LocalSessionFactory;
 use cy_tools_session::compose::EXECUTE_CODE;
@@ -96,6 +97,21 @@ pub(super) struct Args {
     /// command's model
     #[arg(long, value_name = "FILE")]
     subagents: Option<PathBuf>,
+    /// Tool search: the model is declared the `--always` tools and a way to search the
+    /// others, not every definition: Anthropic's own deferred loading with its search tool; for
+    /// OpenAI-compatible APIs a `search_tools` function this command answers, whose finds are
+    /// declared from the next turn on. For sessions with many tools (a spec's MCP servers)
+    #[arg(long, conflicts_with = "code_only")]
+    tool_search: bool,
+    /// With `--tool-search`: tools declared from the start, comma-separated or repeated (the
+    /// few the model needs most), each one of the session's [default: none]
+    #[arg(
+        long,
+        value_name = "A,B,C",
+        value_delimiter = ',',
+        requires = "tool_search"
+    )]
+    always: Vec<String>,
     #[command(flatten)]
     session: SessionArgs,
 }
@@ -110,7 +126,13 @@ pub(super) fn run(args: Args) -> Result<ExitCode, CliError> {
     let asked = session::asked(&args.session)?;
     let agent = Agent::new(config).map_err(|err| CliError::new(err.to_string()))?;
     let runtime = CommandRuntime::new()?;
+    tool_search::check_always_names(&args.always)?;
     let session = open_session(&args, asked, profiles, agent.config(), &runtime)?;
+    if args.tool_search {
+        let code_only = session.spec().is_some_and(|spec| spec.code_only);
+        let more = "add it to the spec file's `tools`";
+        tool_search::check_served(&args.always, &session, code_only, more)?;
+    }
     let cancel = CancellationToken::new();
     let terminal = Arc::new(Terminal::detect());
     let work = {
@@ -185,6 +207,9 @@ fn config(args: &Args, model: &ModelSpec) -> Result<AgentConfig, CliError> {
     config.limits.max_turn_bytes = args.max_turn_bytes;
     config.allow_http_key = args.allow_http_key;
     config.ca_file.clone_from(&args.ca_file);
+    if args.tool_search {
+        config.tool_search = Some(ToolSearchConfig::keeping(args.always.iter().cloned()));
+    }
     if args.max_parallel_calls == 0 {
         return Err(CliError::new(
             "--max-parallel-calls 0 would run no tool call; give at least 1",
@@ -246,8 +271,8 @@ fn load_profiles(path: &Path, model: &ModelSpec) -> Result<Vec<SubagentProfile>,
 
 /// The session the run works in, from a factory (so `delegate` gets children, each logged):
 /// in the store `--store` (or `CY_TOOLS_STORE`) names, resumed when its id is stored there;
-/// else in memory for this run. A new session is in code mode when `--code-mode` or the spec
-/// file asks for it, as with `call` and `mcp`.
+/// else in memory for this run. A new session is in code mode (or code-only mode) when
+/// `--code-mode` (`--code-only`) or the spec file asks for it, as with `call` and `mcp`.
 fn open_session(
     args: &Args,
     asked: session::Asked,
@@ -311,7 +336,12 @@ fn open_session(
         };
         match resumed {
             // As `call` and `mcp` refuse it: the session would run without what was asked.
-            Ok(session) if asked.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
+            Ok(session) if asked.code_only && !session.spec().is_some_and(|s| s.code_only) => {
+                return Err(stored::stored_without_code_only(&id));
+            }
+            Ok(session)
+                if asked.code_mode && !session.spec().is_some_and(|s| session::in_code_mode(s)) =>
+            {
                 return Err(stored::stored_without_code_mode(&id));
             }
             Ok(session) => {
@@ -342,7 +372,8 @@ fn open_session(
         let workspace = std::path::absolute(&asked.root).unwrap_or(asked.root);
         let mut spec = SessionSpec::root(id, asked.tenant, workspace.to_string_lossy())
             .with_tools(tools)
-            .with_code_mode(asked.code_mode);
+            .with_code_mode(asked.code_mode)
+            .with_code_only(asked.code_only);
         // Started with the session, stored with it, started again whenever it is resumed.
         spec.mcp_servers = asked.mcp_servers;
         for profile in profiles {

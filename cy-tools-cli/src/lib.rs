@@ -35,8 +35,10 @@ mod runtime;
 mod schema;
 mod servers;
 mod session;
+mod spec_file;
 mod stored;
 mod terminal;
+mod tool_search;
 
 use std::ffi::OsString;
 use std::process::ExitCode;

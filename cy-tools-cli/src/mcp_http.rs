@@ -39,6 +39,11 @@ impl HttpArgs {
     pub(super) fn enabled(&self) -> bool {
         self.http.is_some()
     }
+
+    /// Whether the HTTP server keeps a session per client (`--http-sessions`).
+    pub(super) fn sessions(&self) -> bool {
+        self.http_sessions
+    }
 }
 
 /// Serves `server` over HTTP until the process is asked to stop.

@@ -142,10 +142,18 @@ pub(super) async fn resume_within(
     if let Some(servers) = session.context().state::<McpServers>() {
         only.extend(servers.tool_names().map(str::to_string));
     }
+    // A code-only session serves `execute_code` alone: what its code reaches is its spec's.
+    let stored = session
+        .spec()
+        .filter(|spec| spec.code_only)
+        .map(|spec| spec.tools.as_slice())
+        .unwrap_or_default();
     if session
         .tools()
-        .iter()
-        .all(|t| only.iter().any(|n| n == t.name()))
+        .names()
+        .into_iter()
+        .chain(stored.iter().map(String::as_str))
+        .all(|name| only.iter().any(|n| n == name))
     {
         return Ok(session);
     }

@@ -8,22 +8,23 @@ use cy_tools::SessionSpec;
 use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::binding::LeftOut;
 use cy_tools::catalog::ResourceUpdates;
-use cy_tools::session::{ExecutorSpec, McpServerSpec, SpecDefaults};
+use cy_tools::session::McpServerSpec;
 use cy_tools::{
     Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
     services::{CodeExecutor, Sandbox},
 };
-use serde::de::DeserializeSeed as _;
 
 use super::error::CliError;
 use super::limits::LimitArgs;
 use super::runtime::CommandRuntime;
+use super::spec_file::{Spec, load_spec, workspace};
 use super::{servers, stored};
 use cy_tools::approval::SpentNonces;
 use cy_tools_code_mode::CodeModeExecutor;
 use cy_tools_sandbox::LocalSandbox;
 use cy_tools_sandbox::executor::LocalExecutor;
 use cy_tools_sandbox::executor::PythonRunner;
+use cy_tools_session::compose::EXECUTE_CODE;
 use cy_tools_session::store::StoreLocation;
 
 /// The options `call`, `mcp` and `agent` share.
@@ -37,7 +38,7 @@ pub(super) struct SessionArgs {
     /// and `tenant`), every field optional here:
     /// {"session_id": "s-1", "tenant": "acme", "workspace": "DIR", "tools": ["read_file"],
     /// "code_mode": true, "approve": "destructive"}. The fields only a session factory serves
-    /// (`executor`, `workspace_host`, `chat`, `subagents`, `code_only`) are refused. Its
+    /// (`executor`, `workspace_host`, `chat`, `subagents`) are refused. Its
     /// `mcp_servers` are started in the workspace, confined like `terminal`'s commands, and
     /// their tools (`{server}__{tool}`) served beside the session's own: one endpoint for
     /// them all.
@@ -59,6 +60,13 @@ pub(super) struct SessionArgs {
     /// with
     #[arg(long)]
     pub(super) code_mode: bool,
+    /// Code-only mode (code mode, and more): the model or MCP client is given `execute_code`
+    /// alone, described with how its code finds the other tools (`cy_sdk.search("words")`,
+    /// `cy_sdk.describe(NAME)`, `cy_sdk.sources()`), and reaches them from the code only: one
+    /// definition however many tools the session and its MCP servers have. Also the spec's
+    /// `"code_only": true`; a stored session keeps the setting it was created with
+    #[arg(long)]
+    pub(super) code_only: bool,
     /// Which calls a person must approve before they run: `destructive` (tools that may
     /// destroy or overwrite data), `all` or `none`. Over MCP the client is asked (elicitation);
     /// a client that cannot be asked gets the call refused [default: the spec's `approve`, else
@@ -82,26 +90,9 @@ pub(super) struct Opened {
     pub(super) spent_nonces: Option<Arc<dyn SpentNonces>>,
     /// The names of the MCP servers whose tools the session serves (a stored session's own).
     pub(super) fronted: Vec<String>,
+    /// Code-only mode: `session` serves `execute_code` alone, and its code the other tools.
+    pub(super) code_only: bool,
 }
-
-/// What the spec file (`--spec`) asks for, read as a [`SessionSpec`](cy_tools::SessionSpec):
-/// the fields a person left out are `None` here (the command line's options and defaults fill
-/// them).
-#[derive(Debug, Default)]
-struct Spec {
-    session_id: Option<String>,
-    tenant: Option<String>,
-    workspace: Option<PathBuf>,
-    tools: Option<Vec<String>>,
-    resources: Option<Vec<String>>,
-    prompts: Option<Vec<String>>,
-    code_mode: Option<bool>,
-    approve: Option<ApprovalPolicy>,
-    /// The MCP servers whose tools the session serves beside its own (none when left out).
-    mcp_servers: Vec<McpServerSpec>,
-}
-
-const SPEC_EXAMPLE: &str = r#"{"session_id": "s-1", "tenant": "acme", "workspace": ".", "tools": ["read_file"], "code_mode": false}"#;
 
 /// What the options and the spec file ask for: the session's id, tenant and tools, and its
 /// workspace folder (which exists).
@@ -113,9 +104,12 @@ pub(super) struct Asked {
     pub(super) root: PathBuf,
     /// `--approve`, else the spec file's `approve`; `None`: the stored session's own.
     pub(super) approve: Option<ApprovalPolicy>,
-    /// `--code-mode`, or the spec file's `"code_mode": true`: what a new session is created
-    /// with (a stored one keeps its own).
+    /// `--code-mode`, or the spec file's `"code_mode": true` (or code-only mode): what a new
+    /// session is created with (a stored one keeps its own).
     pub(super) code_mode: bool,
+    /// `--code-only`, or the spec file's `"code_only": true`: what a new session is created
+    /// with (a stored one keeps its own).
+    pub(super) code_only: bool,
     /// The spec file's `mcp_servers`: what a new session is created with (a stored one keeps
     /// its own).
     pub(super) mcp_servers: Vec<McpServerSpec>,
@@ -130,6 +124,7 @@ pub(super) fn asked(args: &SessionArgs) -> Result<Asked, CliError> {
     };
     let root = workspace(args, &spec)?;
     let code_mode = code_mode(args, &spec);
+    let code_only = code_only(args, &spec);
     Ok(Asked {
         id: spec.session_id,
         tenant: spec.tenant.unwrap_or_else(|| "local".to_string()),
@@ -137,13 +132,34 @@ pub(super) fn asked(args: &SessionArgs) -> Result<Asked, CliError> {
         root,
         approve: args.approve.or(spec.approve),
         code_mode,
+        code_only,
         mcp_servers: spec.mcp_servers,
     })
 }
 
-/// Code mode asked for: `--code-mode`, or the spec file's `"code_mode": true`.
+/// Code mode asked for: `--code-mode`, or the spec file's `"code_mode": true`, or code-only
+/// mode (which is code mode with the other tools hidden from the model).
 fn code_mode(args: &SessionArgs, spec: &Spec) -> bool {
-    args.code_mode || spec.code_mode == Some(true)
+    args.code_mode || spec.code_mode == Some(true) || code_only(args, spec)
+}
+
+/// Code-only mode asked for: `--code-only`, or the spec file's `"code_only": true`.
+fn code_only(args: &SessionArgs, spec: &Spec) -> bool {
+    args.code_only || spec.code_only == Some(true)
+}
+
+/// Whether a stored session's `spec` is in code mode (code-only mode is code mode too).
+pub(super) fn in_code_mode(spec: &SessionSpec) -> bool {
+    spec.code_mode || spec.code_only
+}
+
+/// The error for `call TOOL` in code-only mode, where `execute_code` alone is served and its
+/// code reaches the other tools: `why` says where the mode comes from, `instead` the other way
+/// out.
+pub(super) fn not_served_in_code_only(tool: &str, why: &str, instead: &str) -> CliError {
+    CliError::new(format!(
+        "`{tool}` is not served in code-only mode ({why}): `execute_code` alone is, and its code calls the other tools (`import cy_sdk`, then `cy_sdk.search(\"words\")`, `cy_sdk.describe(\"{tool}\")`); call `execute_code` with such code, or {instead}"
+    ))
 }
 
 /// Every tool linked into this binary.
@@ -193,6 +209,20 @@ pub(super) fn open(
     tracing::info!(%approve, "approval policy");
     let root = workspace(args, &spec)?;
     let code_mode = code_mode(args, &spec);
+    let code_only = code_only(args, &spec);
+    if code_only
+        && calling
+        && let Some(tool) = requested
+            .into_iter()
+            .flatten()
+            .find(|name| *name != EXECUTE_CODE)
+    {
+        return Err(not_served_in_code_only(
+            tool,
+            "`--code-only`, or the session spec's `code_only`",
+            &format!("leave those out to call `{tool}` directly"),
+        ));
+    }
     let location = match &args.store {
         Some(text) => Some(
             StoreLocation::parse(text).map_err(|err| CliError::new(format!("--store: {err}")))?,
@@ -213,6 +243,7 @@ pub(super) fn open(
             tools: spec.tools.as_deref(),
             limits: args.limits.exec_limits(),
             code_mode,
+            code_only,
             approve,
             hooks: args.hooks.hooks(),
             result_limits: args.hooks.limits(),
@@ -226,29 +257,42 @@ pub(super) fn open(
             .spec()
             .map(|spec| spec.mcp_servers.iter().map(|s| s.name.clone()).collect())
             .unwrap_or_default();
+        let code_only = session.spec().is_some_and(|spec| spec.code_only);
         return Ok(Opened {
             session,
             workspace,
             spent_nonces,
             fronted,
+            code_only,
         });
     }
     // `call` in code mode runs one tool whose code calls the others: the session gets them
     // all (the spec's, else every one that binds), without a note for each tool it cannot
     // bind (those notes are for choosing what `mcp` serves); the tool called must still be
     // one the spec allows.
-    check_allowed(args, &spec, requested)?;
+    check_allowed(args, &spec, requested, code_only)?;
     let requested = if calling && code_mode {
         None
     } else {
         requested
     };
+    // In code-only mode `execute_code` is what is served, whatever else `--tools` names (the
+    // tools its code may call).
+    let with_execute_code: Option<Vec<String>> = requested
+        .filter(|names| code_only && !names.iter().any(|n| n == EXECUTE_CODE))
+        .map(|names| {
+            std::iter::once(EXECUTE_CODE.to_string())
+                .chain(names.iter().cloned())
+                .collect()
+        });
+    let requested = with_execute_code.as_deref().or(requested);
     let notes = !calling;
     let workspace = std::path::absolute(&root).unwrap_or_else(|_| root.clone());
     let asked = Unstored {
         root,
         requested,
         code_mode,
+        code_only,
         notes,
         approve,
     };
@@ -268,9 +312,11 @@ pub(super) fn open(
             workspace,
             spent_nonces: None,
             fronted,
+            code_only: false,
         });
     };
-    // The session the code calls back into, kept alive by the one handed out.
+    // The session the code calls back into, kept alive by the one handed out (which, in
+    // code-only mode, serves `execute_code` alone).
     let session = executor
         .attach(session)
         .map_err(|err| CliError::new(err.to_string()))?;
@@ -279,6 +325,7 @@ pub(super) fn open(
         workspace,
         spent_nonces: None,
         fronted,
+        code_only,
     })
 }
 
@@ -290,6 +337,8 @@ struct Unstored<'a> {
     root: PathBuf,
     requested: Option<&'a [String]>,
     code_mode: bool,
+    /// The model is given `execute_code` alone (which the session then always has).
+    code_only: bool,
     /// Whether tools left out are noted on stderr.
     notes: bool,
     approve: ApprovalPolicy,
@@ -305,6 +354,7 @@ fn open_unstored(
         root,
         requested,
         code_mode,
+        code_only,
         notes,
         approve,
     } = asked;
@@ -338,7 +388,8 @@ fn open_unstored(
     let env: Arc<dyn Sandbox> = Arc::new(env);
     let executor: Arc<dyn CodeExecutor> =
         Arc::new(LocalExecutor::new(Arc::clone(&env)).with_python(python));
-    let code_mode = code_mode.then(|| Arc::new(CodeModeExecutor::new(Arc::clone(&executor))));
+    let code_mode = code_mode
+        .then(|| Arc::new(CodeModeExecutor::new(Arc::clone(&executor)).with_code_only(code_only)));
     let executor = match &code_mode {
         Some(wrapped) => Arc::clone(wrapped) as Arc<dyn CodeExecutor>,
         None => executor,
@@ -375,7 +426,16 @@ fn open_unstored(
         servers::check_requested(&spec.mcp_servers, servers, requested)?;
     }
 
-    let Some(names) = own.as_deref().or(spec.tools.as_deref()) else {
+    // A spec's `tools` in code-only mode: the tools the code calls, and `execute_code`.
+    let spec_tools: Option<Vec<String>> = spec.tools.as_ref().map(|tools| {
+        let missing = code_only && !tools.iter().any(|n| n == EXECUTE_CODE);
+        missing
+            .then(|| EXECUTE_CODE.to_string())
+            .into_iter()
+            .chain(tools.iter().cloned())
+            .collect()
+    });
+    let Some(names) = own.as_deref().or(spec_tools.as_deref()) else {
         // Every registered tool: those this session cannot serve are left out, with a note.
         return built(match registry.try_build(&registry.names(), &context) {
             Ok(tools) => tools,
@@ -424,18 +484,21 @@ fn open_unstored(
     built(tools)
 }
 
-/// Every `requested` tool is in the spec's `tools`, when it has some.
+/// Every `requested` tool is in the spec's `tools`, when it has some (`execute_code` always
+/// is in code-only mode).
 fn check_allowed(
     args: &SessionArgs,
     spec: &Spec,
     requested: Option<&[String]>,
+    code_only: bool,
 ) -> Result<(), CliError> {
     // A server's tools come with it (narrowed by its own `tools`), whatever the spec's
     // `tools` (the session's own) says.
     if let (Some(requested), Some(allowed)) = (requested, &spec.tools)
-        && let Some(outside) = requested
-            .iter()
-            .find(|name| !allowed.contains(name) && !servers::of_a_server(&spec.mcp_servers, name))
+        && let Some(outside) = requested.iter().find(|name| {
+            let implied = code_only && *name == EXECUTE_CODE;
+            !(allowed.contains(name) || servers::of_a_server(&spec.mcp_servers, name) || implied)
+        })
     {
         return Err(CliError::new(format!(
             "tool `{outside}` is not in the session spec's tools ({}); add it to `tools` in `{}` or use one of those",
@@ -444,132 +507,4 @@ fn check_allowed(
         )));
     }
     Ok(())
-}
-
-fn workspace(args: &SessionArgs, spec: &Spec) -> Result<PathBuf, CliError> {
-    let root = match (&args.root, &spec.workspace, &args.spec) {
-        (Some(root), _, _) => root.clone(),
-        (None, Some(workspace), Some(spec_path)) => {
-            spec_path.parent().unwrap_or(Path::new("")).join(workspace)
-        }
-        _ => PathBuf::from("."),
-    };
-    match std::fs::metadata(&root) {
-        Ok(meta) if meta.is_dir() => {
-            // The host reads the session file again at every start: no command may write it.
-            if let Some(spec) = &args.spec {
-                cy_tools_session::spec_outside(&root, spec)
-                    .map_err(|err| CliError::new(err.to_string()))?;
-            }
-            Ok(root)
-        }
-        Ok(_) => Err(CliError::new(format!(
-            "workspace `{}` is not a folder; pass a folder with --root",
-            root.display()
-        ))),
-        Err(err) => Err(CliError::new(format!(
-            "workspace folder `{}` cannot be used: {err}; pass an existing folder with --root",
-            root.display()
-        ))),
-    }
-}
-
-fn load_spec(path: &Path) -> Result<Spec, CliError> {
-    let text = std::fs::read_to_string(path).map_err(|err| {
-        CliError::new(format!(
-            "cannot read session spec `{}`: {err}",
-            path.display()
-        ))
-    })?;
-    let invalid = |at: String, err: &dyn std::fmt::Display| {
-        CliError::new(format!(
-            "invalid session spec `{}`: {at}{err}; expected for example {SPEC_EXAMPLE}",
-            path.display()
-        ))
-    };
-    // Read as a `SessionSpec`, so errors keep the file's line and column; what the file left
-    // out is filled in here, and told apart below by the keys the file has.
-    let defaults = SpecDefaults {
-        session_id: "cli",
-        tenant: "local",
-        workspace: ".",
-    };
-    // Hooks are the host's (`--pre-tool-hook`): a spec that names them is told why, not only
-    // that the field is unknown.
-    if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&text)
-        .is_ok_and(|keys| keys.contains_key("hooks"))
-    {
-        return Err(CliError::new(format!(
-            "invalid session spec `{}`: {}",
-            path.display(),
-            cy_tools::session::NO_HOOKS
-        )));
-    }
-    let mut deserializer = serde_json::Deserializer::from_str(&text);
-    let mut track = serde_path_to_error::Track::new();
-    let read = defaults.deserialize(serde_path_to_error::Deserializer::new(
-        &mut deserializer,
-        &mut track,
-    ));
-    let spec = read.map_err(|err| {
-        let at = track.path();
-        let at = if at.iter().next().is_some() {
-            format!("field `{at}`: ")
-        } else {
-            String::new()
-        };
-        invalid(at, &err)
-    })?;
-    deserializer.end().map_err(|err| {
-        CliError::new(format!(
-            "invalid session spec `{}`: {err}; expected one JSON object, for example {SPEC_EXAMPLE}",
-            path.display()
-        ))
-    })?;
-    let keys: serde_json::Map<String, serde_json::Value> =
-        serde_json::from_str(&text).map_err(|err| invalid(String::new(), &err))?;
-    refuse_unserved(path, &spec)?;
-    let given = |key: &str| keys.contains_key(key);
-    let named = given("identity") || given("session_id");
-    Ok(Spec {
-        session_id: named.then(|| spec.identity.session_id.clone()),
-        tenant: (given("identity") || given("tenant")).then(|| spec.identity.tenant.clone()),
-        workspace: given("workspace").then(|| PathBuf::from(&spec.workspace)),
-        tools: given("tools").then(|| spec.tools.clone()),
-        resources: given("resources").then(|| spec.resources.clone()),
-        prompts: given("prompts").then(|| spec.prompts.clone()),
-        code_mode: given("code_mode").then_some(spec.code_mode),
-        approve: given("approve").then_some(spec.approve),
-        mcp_servers: spec.mcp_servers.clone(),
-    })
-}
-
-/// Refuses what a spec may hold that these commands do not serve (they serve a root session's
-/// tools over a folder of this host, with the local executor): saying so beats leaving it out
-/// unseen.
-fn refuse_unserved(path: &Path, spec: &SessionSpec) -> Result<(), CliError> {
-    let unserved = if !spec.identity.lineage.is_empty() {
-        Some("`identity` (a child's: its lineage is not empty)")
-    } else if spec.workspace_host.is_some() {
-        Some("`workspace_host`")
-    } else if spec.executor != ExecutorSpec::default() {
-        Some("`executor`")
-    } else if spec.chat {
-        Some("`chat`")
-    } else if !spec.subagents.is_empty() {
-        Some("`subagents`")
-    } else if spec.code_only {
-        // Served by the session factory; here it would be left out unseen, and the model
-        // given every definition the spec meant to hold back.
-        Some("`code_only`")
-    } else {
-        None
-    };
-    match unserved {
-        None => Ok(()),
-        Some(field) => Err(CliError::new(format!(
-            "session spec `{}`: {field} is not served by the command line, which serves a root session's tools in a folder of this host with the local executor; remove it, or build the session with `cy_tools_session::LocalSessionFactory` in an application",
-            path.display()
-        ))),
-    }
 }

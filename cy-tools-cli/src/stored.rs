@@ -9,8 +9,9 @@ use cy_tools::{Session, SessionSpec, Toolset, services::ServiceErrorKind};
 use super::error::CliError;
 use super::runtime::CommandRuntime;
 use super::servers;
-use super::session::listed;
+use super::session::{in_code_mode, listed};
 use cy_tools::approval::SpentNonces;
+use cy_tools_mcp_client::McpServers;
 use cy_tools_sandbox::ExecLimits;
 use cy_tools_session::LocalSessionFactory;
 use cy_tools_session::compose::EXECUTE_CODE;
@@ -24,8 +25,10 @@ pub(super) struct Wanted<'a> {
     pub(super) root: &'a Path,
     pub(super) tools: Option<&'a [String]>,
     pub(super) limits: ExecLimits,
-    /// Code mode asked for (`--code-mode`, the session file's `code_mode`).
+    /// Code mode asked for (`--code-mode`, the session file's `code_mode`, code-only mode).
     pub(super) code_mode: bool,
+    /// Code-only mode asked for (`--code-only`, the session file's `code_only`).
+    pub(super) code_only: bool,
     /// The approval policy (`--approve`, the session file's, the command's default), over the
     /// stored spec's.
     pub(super) approve: cy_tools::approval::ApprovalPolicy,
@@ -90,7 +93,10 @@ pub(super) fn open(
             None => factory.resume(wanted.id).await,
         };
         let session = match resumed {
-            Ok(session) if wanted.code_mode && !session.spec().is_some_and(|s| s.code_mode) => {
+            Ok(session) if wanted.code_only && !session.spec().is_some_and(|s| s.code_only) => {
+                return Err(stored_without_code_only(wanted.id));
+            }
+            Ok(session) if wanted.code_mode && !session.spec().is_some_and(|s| in_code_mode(s)) => {
                 return Err(stored_without_code_mode(wanted.id));
             }
             Ok(session) => session,
@@ -109,7 +115,8 @@ pub(super) fn open(
                 let mut spec =
                     SessionSpec::root(wanted.id, wanted.tenant, workspace.to_string_lossy())
                         .with_tools(tools)
-                        .with_code_mode(wanted.code_mode);
+                        .with_code_mode(wanted.code_mode)
+                        .with_code_only(wanted.code_only);
                 // Stored with the session: any worker resuming it starts them again.
                 spec.mcp_servers = wanted.mcp_servers.to_vec();
                 // Created with the spec file's `tools` (and `execute_code`): already as narrow
@@ -121,8 +128,13 @@ pub(super) fn open(
         let Some(requested) = requested else {
             return Ok((session, nonces));
         };
+        if session.spec().is_some_and(|spec| spec.code_only) {
+            return code_only(&factory, session, requested, calling)
+                .await
+                .map(|session| (session, nonces));
+        }
         check_requested(&session, requested)?;
-        let code_mode = session.spec().is_some_and(|spec| spec.code_mode);
+        let code_mode = session.spec().is_some_and(|spec| in_code_mode(spec));
         if code_mode && calling {
             // `call execute_code`: its code calls the session's other tools.
             return Ok((session, nonces));
@@ -139,6 +151,64 @@ pub(super) fn open(
         };
         Ok((in_order(session, requested), nonces))
     })
+}
+
+/// The stored code-only `session` as `requested` asks: `call execute_code` gets it whole (its
+/// code reaches every tool), any other tool called is refused (only `execute_code` is
+/// served); `mcp --tools` names the tools its code may call, and it is built again with those
+/// alone (and `execute_code`, which is what it serves).
+async fn code_only(
+    factory: &LocalSessionFactory,
+    session: Session,
+    requested: &[String],
+    calling: bool,
+) -> Result<Session, CliError> {
+    if calling {
+        return match requested.iter().find(|name| *name != EXECUTE_CODE) {
+            None => Ok(session),
+            Some(tool) => Err(super::session::not_served_in_code_only(
+                tool,
+                &format!(
+                    "stored session `{}` was created in it, and a stored session keeps its settings",
+                    session.id()
+                ),
+                &format!("use another `session_id` to call `{tool}` directly"),
+            )),
+        };
+    }
+    // What its code reaches: its stored tools and its servers' (the session served has
+    // `execute_code` alone, so its toolset cannot say).
+    let mut reachable: Vec<String> = vec![EXECUTE_CODE.to_string()];
+    if let Some(spec) = session.spec() {
+        reachable.extend(spec.tools.iter().filter(|n| *n != EXECUTE_CODE).cloned());
+    }
+    if let Some(servers) = session.context().state::<McpServers>() {
+        reachable.extend(servers.tool_names().map(str::to_string));
+    }
+    if let Some(missing) = requested.iter().find(|name| !reachable.contains(name)) {
+        return Err(CliError::new(format!(
+            "tool `{missing}` is not one of stored session `{}`'s tools ({}); the stored session keeps the tools it was created with: name some of those, or use another `session_id`",
+            session.id(),
+            listed(&reachable)
+        )));
+    }
+    let id = session.id().to_string();
+    let mut only = vec![EXECUTE_CODE.to_string()];
+    only.extend(requested.iter().filter(|n| *n != EXECUTE_CODE).cloned());
+    // Built with those alone, so its code reaches no others.
+    drop(session);
+    factory
+        .resume_within(&id, &only)
+        .await
+        .map_err(CliError::from)
+}
+
+/// The error for code-only mode asked of the stored session `id`, which was created without
+/// it.
+pub(super) fn stored_without_code_only(id: &str) -> CliError {
+    CliError::new(format!(
+        "stored session `{id}` was created without code-only mode, and a stored session keeps its settings; leave out --code-only (and `code_only` in the session file), or use another `session_id`"
+    ))
 }
 
 /// The error for code mode asked of the stored session `id`, which was created without it.

@@ -58,9 +58,8 @@ impl McpServer {
         if let Some(search) = &self.search
             && request.name == super::search_tools::SEARCH_TOOLS
         {
-            let served = self.current();
-            let tools = served.session.tools();
-            return Box::pin(search.call(tools, &self.found, request, context)).await;
+            let served = self.current_inner();
+            return Box::pin(search.call(&served, &self.found, request, context)).await;
         }
         let name = &*request.name;
         // The tools served now (a host may put new ones in place while the server runs).

@@ -8,17 +8,22 @@
 //! is what the client's model is shown, not a permission.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 
+use cy_tools::ToolResult;
 use cy_tools::dialect::{ToolSearch, search_tool_schema};
-use cy_tools::{ToolResult, Toolset};
 use rmcp::model::{CallToolRequestParams, CallToolResponse, Tool};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer};
 use serde_json::Value;
 
+use super::server::Inner;
+
 /// The search tool's name.
 pub(super) const SEARCH_TOOLS: &str = "search_tools";
+
+/// How long a search's answer waits for its `notifications/tools/list_changed` to go out.
+const NOTIFY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How many tools one search finds unless it asks for another number.
 const DEFAULT_LIMIT: usize = 5;
@@ -26,8 +31,18 @@ const DEFAULT_LIMIT: usize = 5;
 /// The server's tool search: the kept tools and the index (the same for every connection).
 pub(super) struct SearchTools {
     keep: HashSet<String>,
-    index: ToolSearch,
+    index: Mutex<Indexed>,
     declaration: Tool,
+}
+
+/// The index of the tools one [`Inner`] serves. A host may put other tools in place while the
+/// server runs (a gateway whose upstream's list changed): the index is made again for them on
+/// the next search, so a search finds what is served now.
+struct Indexed {
+    /// What it indexes. A `Weak` keeps the allocation, so no other `Inner` can take its address
+    /// while this is compared with the one served.
+    of: Weak<Inner>,
+    index: Arc<ToolSearch>,
 }
 
 /// The tools one connection's searches found.
@@ -35,11 +50,13 @@ pub(super) struct SearchTools {
 pub(super) struct Found(Arc<Mutex<HashSet<String>>>);
 
 impl SearchTools {
-    /// Tool search over `tools`, keeping `keep` listed (names the session lacks are ignored).
+    /// Tool search over what `served` serves, keeping `keep` listed (names the session lacks
+    /// are ignored).
     ///
     /// # Errors
     /// The session has a tool named `search_tools` of its own.
-    pub(super) fn new(tools: &Toolset, keep: &[String]) -> Result<SearchTools, String> {
+    pub(super) fn new(served: &Arc<Inner>, keep: &[String]) -> Result<SearchTools, String> {
+        let tools = served.session.tools();
         if tools.get(SEARCH_TOOLS).is_some() {
             return Err(format!(
                 "the session has a tool named `{SEARCH_TOOLS}`, the name tool search gives its own; rename that tool, or serve without tool search"
@@ -59,9 +76,25 @@ impl SearchTools {
                 .filter(|n| tools.get(n).is_some())
                 .cloned()
                 .collect(),
-            index: ToolSearch::new(tools),
+            index: Mutex::new(Indexed {
+                of: Arc::downgrade(served),
+                index: Arc::new(ToolSearch::new(tools)),
+            }),
             declaration,
         })
+    }
+
+    /// The index of what `served` serves: the one made last, or a new one when the tools
+    /// served are others.
+    fn index(&self, served: &Arc<Inner>) -> Arc<ToolSearch> {
+        let mut indexed = self.index.lock().unwrap_or_else(|e| e.into_inner());
+        if !std::ptr::eq(indexed.of.as_ptr(), Arc::as_ptr(served)) {
+            *indexed = Indexed {
+                of: Arc::downgrade(served),
+                index: Arc::new(ToolSearch::new(served.session.tools())),
+            };
+        }
+        Arc::clone(&indexed.index)
     }
 
     /// The connection's `tools/list`: the kept and found tools (in `declarations`' order),
@@ -81,7 +114,7 @@ impl SearchTools {
     /// client is told the list changed (when it did).
     pub(super) async fn call(
         &self,
-        tools: &Toolset,
+        served: &Arc<Inner>,
         found: &Found,
         request: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
@@ -97,8 +130,9 @@ impl SearchTools {
             .and_then(Value::as_u64)
             .map_or(DEFAULT_LIMIT, |n| usize::try_from(n).unwrap_or(20))
             .clamp(1, 20);
+        let tools = served.session.tools();
         let names: Vec<String> = self
-            .index
+            .index(served)
             .find(query, limit)
             .into_iter()
             .map(str::to_string)
@@ -116,8 +150,19 @@ impl SearchTools {
                 added |= found.insert(name.clone());
             }
         }
-        if added && let Err(err) = context.peer.notify_tool_list_changed().await {
-            tracing::debug!("could not send notifications/tools/list_changed: {err}");
+        // Sent before the answer, so the client lists again knowing why. Waited for a while
+        // only: once the client has closed its end (stdio at EOF), the connection writes
+        // answers still due but no notification, and waiting for one would lose the answer.
+        if added {
+            match tokio::time::timeout(NOTIFY_WAIT, context.peer.notify_tool_list_changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(err)) => {
+                    tracing::debug!("could not send notifications/tools/list_changed: {err}");
+                }
+                Err(_) => tracing::debug!(
+                    "notifications/tools/list_changed not sent in time: the connection is closing"
+                ),
+            }
         }
         let lines: Vec<String> = names
             .iter()
@@ -158,7 +203,7 @@ impl super::McpServer {
         keep: &[S],
     ) -> Result<Self, super::ServeError> {
         let keep: Vec<String> = keep.iter().map(|k| k.as_ref().to_string()).collect();
-        let search = super::search_tools::SearchTools::new(self.inner.session.tools(), &keep)
+        let search = super::search_tools::SearchTools::new(&self.inner, &keep)
             .map_err(|message| super::ServeError::Configuration { message })?;
         self.search = Some(std::sync::Arc::new(search));
         Ok(self)

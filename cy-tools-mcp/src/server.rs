@@ -51,6 +51,9 @@ pub struct McpServer {
     pub(super) state: Arc<Result<StateCodec, String>>,
     /// Served over stateless HTTP, where no request can reach a 2025-11-25 client mid-call.
     pub(super) stateless: bool,
+    /// Served over HTTP, where a 2026-07-28 request is a connection of its own (that protocol
+    /// has no sessions), even in the session-bearing mode.
+    pub(super) over_http: bool,
     /// Where approval nonces are spent once for every replica: the shared store, if any.
     pub(super) spent_nonces: Option<Arc<dyn cy_tools::approval::SpentNonces>>,
     /// The workspace approval state is bound to, with the tool's session id and tenant.
@@ -170,6 +173,7 @@ impl McpServer {
             list_scope: CacheScope::Public,
             state: Arc::new(StateCodec::random()),
             stateless: false,
+            over_http: false,
             spent_nonces: None,
             workspace: workspace.into(),
             log_level: ConnectionLevel::default(),
@@ -277,6 +281,7 @@ impl McpServer {
             subscriptions: Subscriptions::default(),
             asker: Arc::default(),
             found: super::search_tools::Found::default(),
+            over_http: true,
             ..self.clone()
         }
     }
@@ -285,6 +290,7 @@ impl McpServer {
     #[cfg(feature = "http")]
     pub(crate) fn stateless(mut self) -> Self {
         self.stateless = true;
+        self.over_http = true;
         self
     }
 
@@ -349,8 +355,13 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let current = self.current();
+        // What a search finds is kept by a connection that lasts: not between stateless
+        // requests, nor for a 2026-07-28 request over HTTP (a connection of its own), which
+        // are listed every tool.
+        let one_shot = self.over_http && super::protocol::is_modern(&context);
+        let searching = self.search.is_some() && !self.stateless && !one_shot;
         let listed = match &self.search {
-            Some(search) if !self.stateless => search.listed(&current.declarations, &self.found),
+            Some(search) if searching => search.listed(&current.declarations, &self.found),
             _ => current.declarations.clone(),
         };
         let list = ListToolsResult::with_all_items(listed);
@@ -358,7 +369,11 @@ impl ServerHandler for McpServer {
         let caching = context
             .protocol_version()
             .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        Ok(if caching {
+        Ok(if caching && searching {
+            // The connection's own list, which its next search may change: not to be kept,
+            // nor shared with another connection.
+            list.with_ttl_ms(0).with_cache_scope(CacheScope::Private)
+        } else if caching {
             list.with_ttl_ms(self.list_ttl_ms())
                 .with_cache_scope(self.list_scope)
         } else {

@@ -113,6 +113,15 @@ impl McpServer {
         }
     }
 
+    /// The tools served now, shared (what a search indexes; a call takes [`current`](Self::current),
+    /// which spares the count's increment when nothing can replace them).
+    pub(crate) fn current_inner(&self) -> Arc<Inner> {
+        match &self.live {
+            None => Arc::clone(&self.inner),
+            Some(live) => Arc::clone(&live.current.read().unwrap_or_else(|e| e.into_inner())),
+        }
+    }
+
     /// How long a 2026-07-28 client may keep a `tools/list` answer: not at all when the tools
     /// can change and it cannot be told.
     pub(crate) fn list_ttl_ms(&self) -> u64 {

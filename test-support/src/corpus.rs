@@ -54,6 +54,71 @@ impl CorpusTool {
     pub fn session_name(&self) -> String {
         format!("{}__{}", self.server, self.name())
     }
+
+    /// Arguments its input schema accepts: every property, required or not, so each
+    /// argument's mapping is used (see [`sample`]).
+    pub fn arguments(&self) -> Value {
+        let mut out = Map::new();
+        if let Some(properties) = self.tool["inputSchema"]["properties"].as_object() {
+            for (name, property) in properties {
+                out.insert(name.clone(), sample(property));
+            }
+        }
+        Value::Object(out)
+    }
+}
+
+/// A value `schema` accepts.
+pub fn sample(schema: &Value) -> Value {
+    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
+        return first.clone();
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(alternatives) = schema[key].as_array() {
+            let first = alternatives
+                .iter()
+                .find(|a| a["type"] != "null")
+                .unwrap_or(&alternatives[0]);
+            return sample(first);
+        }
+    }
+    let kind = match &schema["type"] {
+        Value::String(kind) => kind.as_str(),
+        Value::Array(kinds) => kinds
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|k| *k != "null")
+            .unwrap_or("null"),
+        _ if schema.get("properties").is_some() => "object",
+        _ => "string",
+    };
+    match kind {
+        "string" if schema["format"] == "uri" => json!("https://example.com/a"),
+        "string" => json!("a"),
+        "integer" => json!(schema["minimum"].as_i64().unwrap_or(1).max(1)),
+        "number" => json!(1.5),
+        "boolean" => json!(true),
+        "array" => {
+            let n = schema["minItems"].as_u64().unwrap_or(1).max(1);
+            Value::Array((0..n).map(|_| sample(&schema["items"])).collect())
+        }
+        "object" => {
+            let mut out = Map::new();
+            let required: Vec<&str> = schema["required"]
+                .as_array()
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            if let Some(properties) = schema["properties"].as_object() {
+                for (name, property) in properties {
+                    if required.contains(&name.as_str()) {
+                        out.insert(name.clone(), sample(property));
+                    }
+                }
+            }
+            Value::Object(out)
+        }
+        _ => Value::Null,
+    }
 }
 
 /// The first `total` tools of the corpus: the captured servers in turn, the first copy under

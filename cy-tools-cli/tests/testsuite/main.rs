@@ -4,7 +4,8 @@
 //!
 //! The `cy-tools` binary: its commands, a stored session narrowed by its spec, signals, the
 //! terminal's approval question, `cy-tools agent` against a fake provider, MCP through the
-//! binary (bad input, HTTP tokens, approval state across replicas), control-server processes
+//! binary (bad input, HTTP tokens, approval state across replicas, code-only mode, tool
+//! search), control-server processes
 //! (attacks, connections, faults, another user swapping the code-mode package), concurrent
 //! runs, and workers sharing a PostgreSQL store.
 

@@ -14,7 +14,7 @@ use cy_tools::{
 };
 use cy_tools_code_mode::CodeModeExecutor;
 use cy_tools_sandbox::{LocalSandbox, executor::LocalExecutor};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::support::corpus::{self, CorpusTool};
 
@@ -112,70 +112,6 @@ fn path(tool: &CorpusTool) -> String {
     format!("cy_sdk.servers.{}.{}", py(&tool.server), py(tool.name()))
 }
 
-/// A value `schema` accepts.
-fn sample(schema: &Value) -> Value {
-    if let Some(first) = schema["enum"].as_array().and_then(|e| e.first()) {
-        return first.clone();
-    }
-    for key in ["anyOf", "oneOf"] {
-        if let Some(alternatives) = schema[key].as_array() {
-            let first = alternatives
-                .iter()
-                .find(|a| a["type"] != "null")
-                .unwrap_or(&alternatives[0]);
-            return sample(first);
-        }
-    }
-    let kind = match &schema["type"] {
-        Value::String(kind) => kind.as_str(),
-        Value::Array(kinds) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|k| *k != "null")
-            .unwrap_or("null"),
-        _ if schema.get("properties").is_some() => "object",
-        _ => "string",
-    };
-    match kind {
-        "string" if schema["format"] == "uri" => json!("https://example.com/a"),
-        "string" => json!("a"),
-        "integer" => json!(schema["minimum"].as_i64().unwrap_or(1).max(1)),
-        "number" => json!(1.5),
-        "boolean" => json!(true),
-        "array" => {
-            let n = schema["minItems"].as_u64().unwrap_or(1).max(1);
-            Value::Array((0..n).map(|_| sample(&schema["items"])).collect())
-        }
-        "object" => {
-            let mut out = Map::new();
-            let required: Vec<&str> = schema["required"]
-                .as_array()
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            if let Some(properties) = schema["properties"].as_object() {
-                for (name, property) in properties {
-                    if required.contains(&name.as_str()) {
-                        out.insert(name.clone(), sample(property));
-                    }
-                }
-            }
-            Value::Object(out)
-        }
-        _ => Value::Null,
-    }
-}
-
-/// Arguments for `tool`: every property, required or not, so each argument's mapping is used.
-fn arguments(tool: &CorpusTool) -> Value {
-    let mut out = Map::new();
-    if let Some(properties) = tool.tool["inputSchema"]["properties"].as_object() {
-        for (name, property) in properties {
-            out.insert(name.clone(), sample(property));
-        }
-    }
-    Value::Object(out)
-}
-
 #[tokio::test]
 async fn code_only_declares_execute_code_alone_and_says_how_to_discover() {
     let c = corpus_session(true, None);
@@ -217,7 +153,7 @@ async fn every_corpus_tool_is_callable_with_a_typed_call() {
     let tools = corpus::tools(TOTAL);
     let cases: Vec<Value> = tools
         .iter()
-        .map(|t| json!([path(t), t.session_name(), arguments(t)]))
+        .map(|t| json!([path(t), t.session_name(), t.arguments()]))
         .collect();
     std::fs::write(
         c.dir.path().join("cases.json"),

@@ -117,6 +117,84 @@ async fn a_search_adds_the_tools_it_finds_and_says_the_list_changed() {
     );
     let bad = peer.call(7, "search_tools", json!({})).await;
     assert_eq!(bad["result"]["isError"], true);
+
+    // A 2026-07-28 request for the list: this connection's own, which a search may change, so
+    // not to be kept nor shared.
+    let modern = peer
+        .request(
+            8,
+            "tools/list",
+            json!({"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "0"},
+            }}),
+        )
+        .await;
+    assert_eq!(modern["result"]["ttlMs"], 0, "{modern}");
+    assert_eq!(modern["result"]["cacheScope"], "private", "{modern}");
+}
+
+/// A host that puts other tools in place while the server runs (a gateway whose upstream's
+/// list changed): a search finds what is served now, not what was served at the start.
+#[tokio::test]
+async fn a_search_finds_the_tools_a_host_put_in_place_since() {
+    let dir = tempfile::tempdir().unwrap();
+    let all = tools(dir.path());
+    let first: Vec<cy_tools::BoundTool> = all
+        .iter()
+        .filter(|t| t.name() != "list_directory")
+        .cloned()
+        .collect();
+    let identity = SessionIdentity::root("s-3", "acme");
+    let session = cy_tools::Session::new(
+        Arc::new(ToolContext::new(identity.clone())),
+        Toolset::new(first),
+    );
+    let (server, updates) = McpServer::for_session(session)
+        .unwrap()
+        .with_tool_search(&["read_file"])
+        .unwrap()
+        .with_tool_updates();
+    let mut peer = serve(server);
+    peer.initialize().await;
+    let none = peer
+        .call(
+            1,
+            "search_tools",
+            json!({"query": "list directory entries", "limit": 1}),
+        )
+        .await;
+    let text = none["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!text.contains("list_directory"), "{text}");
+
+    let now = cy_tools::Session::new(Arc::new(ToolContext::new(identity)), all);
+    updates.replace(now).await.unwrap();
+    let found = peer
+        .call(
+            2,
+            "search_tools",
+            json!({"query": "list directory", "limit": 1}),
+        )
+        .await;
+    let text = found["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("Found 1 tool(s), now in the tool list:\n- list_directory: "),
+        "{text}"
+    );
+    assert!(
+        listed(&mut peer, 3)
+            .await
+            .contains(&"list_directory".to_string())
+    );
+    let called = peer.call(4, "list_directory", json!({"path": "."})).await;
+    assert!(
+        called["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("notes.txt"),
+        "{called}"
+    );
 }
 
 /// A tool of the application's own named like the search tool.
@@ -290,6 +368,22 @@ async fn each_http_session_keeps_what_its_own_searches_found() {
         list(sessions[1].clone()).await,
         ["read_file", "search_tools"]
     );
+
+    // A 2026-07-28 request has no session to keep what a search found: it is listed every
+    // tool, as over stateless HTTP.
+    let (headers, body) = crate::http::modern(4, "tools/list", json!({}));
+    let answer = exchange(addr, &post("/mcp", &headers, &body)).await;
+    let modern: Vec<String> = messages(&answer)
+        .iter()
+        .find(|m| m["id"] == 4)
+        .unwrap_or_else(|| panic!("no answer: {}", answer.body))["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(modern.len(), 6, "{modern:?}");
+    assert!(!modern.contains(&"search_tools".to_string()), "{modern:?}");
 }
 
 /// Reads `stream` into `seen` until it holds `wanted`, for at most 10 seconds.

@@ -17,6 +17,7 @@ mod macro_schemas;
 mod mcp_ask;
 mod mcp_gateway;
 mod mcp_http_client;
+mod mcp_hundreds;
 mod mcp_inspector;
 mod mcp_progress_approval;
 mod mcp_python_client;

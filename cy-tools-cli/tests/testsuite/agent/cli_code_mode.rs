@@ -1,7 +1,9 @@
 //! `cy-tools agent` creating a session in code mode, as `--code-mode` or the spec file's
 //! `"code_mode": true` asks (as `call` and `mcp` do): the model is sent an `execute_code` whose
 //! description lists the session's functions, and the code it sends calls the session's tools
-//! through `cy_sdk.tools`. A stored session keeps its own setting.
+//! through `cy_sdk.tools`. A stored session keeps its own setting. In code-only mode
+//! (`--code-only`, the spec file's `"code_only": true`) `execute_code` is the one tool the
+//! model is sent, and its code still reaches the others.
 
 use std::path::Path;
 use std::process::Output;
@@ -22,6 +24,8 @@ struct Ran {
     output: Output,
     /// `execute_code`'s description in the first request.
     description: String,
+    /// The names of the tools the first request declared.
+    declared: Vec<String>,
     /// The tool message the second request carried, `execute_code`'s result.
     result: String,
 }
@@ -44,6 +48,12 @@ fn run_code(dir: &Path, extra: &[&str]) -> Ran {
         "stderr: {}\nrequests: {requests:?}",
         text(&output.stderr)
     );
+    let declared = requests[0].body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect();
     let description = requests[0].body["tools"]
         .as_array()
         .unwrap()
@@ -57,6 +67,7 @@ fn run_code(dir: &Path, extra: &[&str]) -> Ran {
     Ran {
         output,
         description,
+        declared,
         result: tool["content"].as_str().unwrap().to_string(),
     }
 }
@@ -156,6 +167,73 @@ fn a_stored_session_is_created_in_code_mode_and_keeps_its_setting() {
     assert_eq!(refused.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("stored session `s-plain` was created without code mode"),
+        "{stderr}"
+    );
+    assert!(api.requests().is_empty());
+}
+
+#[test]
+fn in_code_only_mode_the_model_is_sent_execute_code_alone_and_a_stored_session_keeps_it() {
+    // The flag, the spec file naming the tools the code reaches.
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("spec.json"),
+        r#"{"tools": ["read_file", "list_directory"]}"#,
+    )
+    .unwrap();
+    let ran = run_code(dir.path(), &["--spec", "spec.json", "--code-only"]);
+    assert_code_mode(&ran);
+    assert_eq!(ran.declared, ["execute_code"]);
+    assert!(
+        ran.description.contains("\n- list_directory("),
+        "{}",
+        ran.description
+    );
+
+    // The spec file's `"code_only": true`, stored: resumed without the flag, it is the same.
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join("spec.json"),
+        r#"{"session_id": "s-only", "tools": ["read_file"], "code_only": true}"#,
+    )
+    .unwrap();
+    let store = ["--spec", "spec.json", "--store", "state"];
+    let ran = run_code(dir.path(), &store);
+    assert_code_mode(&ran);
+    assert_eq!(ran.declared, ["execute_code"]);
+    std::fs::write(
+        dir.path().join("resume.json"),
+        r#"{"session_id": "s-only", "tools": ["read_file"]}"#,
+    )
+    .unwrap();
+    let ran = run_code(dir.path(), &["--spec", "resume.json", "--store", "state"]);
+    assert_code_mode(&ran);
+    assert_eq!(ran.declared, ["execute_code"]);
+
+    // A session stored without it is not run as if it had it.
+    let api = FakeApi::start(Vec::new());
+    std::fs::write(
+        dir.path().join("plain.json"),
+        r#"{"session_id": "s-plain", "tools": ["read_file"]}"#,
+    )
+    .unwrap();
+    run_code(dir.path(), &["--spec", "plain.json", "--store", "state"]);
+    let refused = agent(
+        dir.path(),
+        &api,
+        &[
+            "--spec",
+            "plain.json",
+            "--store",
+            "state",
+            "--code-only",
+            "hi",
+        ],
+    );
+    let stderr = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("stored session `s-plain` was created without code-only mode"),
         "{stderr}"
     );
     assert!(api.requests().is_empty());

@@ -351,17 +351,15 @@ fn a_bad_session_spec_is_one_line_naming_the_problem() {
         )
     );
 
-    // Code-only mode is the session factory's: here it would be dropped unseen.
+    // Code-only mode is served, not dropped: the tool called must be `execute_code`.
     std::fs::write(&spec, r#"{"tools": ["list_directory"], "code_only": true}"#).unwrap();
     let err = one_line_error(
         &cy_tools(&["call", "list_directory", "--spec", spec_arg]),
         2,
     );
-    assert_eq!(
-        err,
-        format!(
-            "error: session spec `{spec_arg}`: `code_only` is not served by the command line, which serves a root session's tools in a folder of this host with the local executor; remove it, or build the session with `cy_tools_session::LocalSessionFactory` in an application"
-        )
+    assert!(
+        err.starts_with("error: `list_directory` is not served in code-only mode (`--code-only`, or the session spec's `code_only`): `execute_code` alone is"),
+        "{err}"
     );
 
     // A spec's MCP servers are started when a tool of theirs is served: one that cannot start

@@ -9,6 +9,8 @@ mod code_mode;
 mod code_only;
 mod composition;
 mod concurrent;
+#[cfg(feature = "code-mode")]
+mod corpus_resume;
 mod cross_process;
 mod factory;
 mod kill9;
