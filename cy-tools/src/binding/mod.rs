@@ -10,6 +10,7 @@
 pub(crate) mod bound;
 pub(crate) mod context;
 mod error;
+pub(crate) mod name;
 pub(crate) mod registry;
 mod report;
 pub(crate) mod toolset;

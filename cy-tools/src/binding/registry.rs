@@ -9,6 +9,7 @@ use std::sync::Arc;
 use super::bound::BoundTool;
 use super::context::{IntoSharedContext, ToolContext};
 use super::error::{BindError, RegistryError};
+use super::name::ToolName;
 use super::report::{BuildReport, LeftOut};
 use super::toolset::Toolset;
 use crate::catalog::CatalogRegistry;
@@ -43,7 +44,8 @@ impl fmt::Debug for ToolRegistration {
 inventory::collect!(ToolRegistration);
 
 struct Entry {
-    name: Arc<str>,
+    /// The name a tool bound from this entry answers to (the key's text).
+    name: ToolName,
     definition: &'static dyn Definition,
     location: Cow<'static, str>,
 }
@@ -158,11 +160,10 @@ impl ToolRegistry {
                 second: location.into_owned(),
             });
         }
-        let name: Arc<str> = Arc::from(name);
         self.entries.insert(
-            Arc::clone(&name),
+            Arc::from(name),
             Entry {
-                name,
+                name: ToolName::new(name, definition.name()),
                 definition,
                 location,
             },
@@ -336,7 +337,7 @@ impl ToolRegistry {
             if repeated {
                 continue;
             }
-            match BoundTool::bind_as(Arc::clone(&entry.name), entry.definition, context) {
+            match BoundTool::bind_as(entry.name.clone(), entry.definition, context) {
                 Ok(tool) => tools.push(tool),
                 Err(err) => left_out(name, LeftOut::Unavailable(err)),
             }

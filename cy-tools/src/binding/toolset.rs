@@ -2,11 +2,12 @@
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use tokio_util::sync::CancellationToken;
 
 use super::bound::BoundTool;
+use super::name::ToolName;
 use super::registry::Fnv;
 use crate::call::{ToolCall, ToolResult};
 
@@ -23,7 +24,7 @@ pub struct Toolset {
     tools: Vec<BoundTool>,
     /// Where each name is, made by the first lookup in a set past [`SCANNED`] tools (a
     /// gateway's hundreds): binding stays a list, and a call in a large set is one hash away.
-    index: OnceLock<HashMap<Arc<str>, usize, BuildHasherDefault<Fnv>>>,
+    index: OnceLock<HashMap<ToolName, usize, BuildHasherDefault<Fnv>>>,
 }
 
 /// Up to this many tools, a lookup compares names in order: cheaper than hashing one.
@@ -55,7 +56,7 @@ impl Toolset {
         let index = self.index.get_or_init(|| {
             let mut index = HashMap::with_capacity_and_hasher(self.tools.len(), Default::default());
             for (at, tool) in self.tools.iter().enumerate() {
-                index.entry(Arc::clone(tool.shared_name())).or_insert(at);
+                index.entry(tool.shared_name().clone()).or_insert(at);
             }
             index
         });
