@@ -13,6 +13,26 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 /// Tool calls an MCP server over stdio runs at once unless told otherwise.
 pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 16;
 
+impl super::server::McpServer {
+    /// The same server, running at most `max` calls at once (at least 1): a call past the cap
+    /// waits, first come first served, until one running ends; its cancellation is still
+    /// honoured while it waits. Over stdio a server without its own cap gets
+    /// [`DEFAULT_MAX_CONCURRENT_CALLS`].
+    #[must_use]
+    pub fn with_max_concurrent_calls(mut self, max: usize) -> Self {
+        self.call_slots = Some(CallSlots::new(max));
+        self
+    }
+
+    /// The same server with [`DEFAULT_MAX_CONCURRENT_CALLS`] unless it has a cap already.
+    pub(super) fn with_default_call_cap(self) -> Self {
+        match self.call_slots {
+            Some(_) => self,
+            None => self.with_max_concurrent_calls(DEFAULT_MAX_CONCURRENT_CALLS),
+        }
+    }
+}
+
 /// The slots calls take while they run; clones share them.
 #[derive(Clone, Debug)]
 pub(super) struct CallSlots {

@@ -13,6 +13,19 @@ use cy_tools::ToolResult;
 use tokio::runtime::Handle;
 use tokio::task::JoinHandle;
 
+use super::server::McpServer;
+
+impl McpServer {
+    /// The same server, running each call's tool on `runtime`, so a tool
+    /// that blocks its thread cannot hold up the protocol: serve it from another runtime with
+    /// [`serve_stdio`](crate::serve_stdio).
+    #[must_use]
+    pub fn with_call_runtime(mut self, runtime: Handle) -> Self {
+        self.call_runtime = Some(runtime);
+        self
+    }
+}
+
 /// Runs `call`, a call of tool `name`, on `runtime` and waits for its result. Dropping the
 /// returned future (the request was cancelled, or the server is stopping) aborts the task,
 /// which drops the call and so stops its work.

@@ -70,6 +70,7 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 mod approval;
+mod approval_state;
 mod ask;
 mod call;
 mod call_slots;
