@@ -75,6 +75,7 @@ fn server(root: &std::path::Path) -> (tokio::runtime::Runtime, String) {
     config.max_concurrent_runs = 64;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
+        .thread_name("control-server")
         .enable_all()
         .build()
         .unwrap();
@@ -89,6 +90,7 @@ fn server(root: &std::path::Path) -> (tokio::runtime::Runtime, String) {
 fn bare_server() -> (tokio::runtime::Runtime, std::net::SocketAddr) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
+        .thread_name("bare-server")
         .enable_all()
         .build()
         .unwrap();
@@ -161,6 +163,48 @@ impl BareRoundTrip {
             std::hint::black_box(body);
         });
     }
+}
+
+/// Nanoseconds each thread of this process has spent on a CPU so far, summed by thread name
+/// (`/proc/self/task/*/schedstat`; Linux only, empty elsewhere).
+fn cpu_by_thread() -> std::collections::BTreeMap<String, u64> {
+    let mut by_name = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return by_name;
+    };
+    for task in tasks.flatten() {
+        let path = task.path();
+        let name = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+        let ran = std::fs::read_to_string(path.join("schedstat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .unwrap_or(0);
+        *by_name.entry(name.trim().to_string()).or_insert(0) += ran;
+    }
+    by_name
+}
+
+/// CPU time per call of each thread `calls` calls of `f` ran on (the bench's own thread, the
+/// control server's, the bare server's, the blocking pools'): what each exchange costs in
+/// work, which the wake-ups between the threads (most of a round trip's wall time on a quiet
+/// virtual machine) do not blur.
+fn cpu_per_call(calls: usize, mut f: impl FnMut()) -> String {
+    let before = cpu_by_thread();
+    for _ in 0..calls {
+        f();
+    }
+    let after = cpu_by_thread();
+    let mut parts = Vec::new();
+    for (name, ns) in &after {
+        let spent = ns.saturating_sub(*before.get(name).unwrap_or(&0));
+        if spent >= calls as u64 * 100 {
+            parts.push(format!(
+                "{name} {:.1} us",
+                spent as f64 / calls as f64 / 1e3
+            ));
+        }
+    }
+    parts.join(", ")
 }
 
 fn bind_all(env: Arc<dyn Sandbox>) -> Vec<BoundTool> {
@@ -283,6 +327,12 @@ fn remote_sandbox(c: &mut Criterion) {
             "| paired `remote_sandbox/{name}`: remote / (local + one bare keep-alive HTTP/1.1 round trip) | {ratio:.2}x | {:.1} us / {:.1} us per call |",
             tr * 1e6,
             tf * 1e6
+        );
+        let calls = iterations * 50;
+        println!(
+            "remote_sandbox/{name}: CPU per call, remote: {}; local + one bare round trip: {}",
+            cpu_per_call(calls, || call(r, &args)),
+            cpu_per_call(calls, floor)
         );
     }
     let mut times: Vec<f64> = (0..ROUNDS)

@@ -57,6 +57,7 @@
 
 mod admission;
 mod auth;
+mod batch;
 mod clamp;
 mod code_mode;
 mod execute;

@@ -100,7 +100,7 @@ impl RemoteSandbox {
             authority.to_string(),
             sandbox_path(name),
             token.into(),
-        ));
+        )?);
         Ok(RemoteSandbox {
             processes: Arc::new(RemoteProcessTable::new(Arc::clone(&transport), None)),
             transport,
@@ -135,18 +135,32 @@ impl RemoteSandbox {
             .map(|scope| scope.to_string_lossy().into_owned())
     }
 
+    /// The same sandbox (and every narrower view of it) sending each operation in an exchange
+    /// of its own when `on` is false. By default (`true`) reads, listings, walks and searches
+    /// started at the same moment (concurrent calls) go together as one batch, each caller
+    /// still getting its own result; an operation alone is sent as before.
+    ///
+    /// ```
+    /// use cy_tools_remote::RemoteSandbox;
+    ///
+    /// let lone = RemoteSandbox::new("http://127.0.0.1:8700", "s-1", "a-long-shared-secret")
+    ///     .unwrap()
+    ///     .with_batching(false);
+    /// # drop(lone);
+    /// ```
+    #[must_use]
+    pub fn with_batching(self, on: bool) -> Self {
+        self.transport.batcher.enable(on);
+        self
+    }
+
     async fn op<T: DeserializeOwned>(&self, op: SandboxOp) -> Result<T, ServiceError> {
-        let body = serde_json::to_vec(&SandboxRequest {
-            scope: self.scope(),
-            op,
-        })
-        .map_err(|err| {
-            ServiceError::new(
-                ServiceErrorKind::Other,
-                format!("could not encode the request: {err}"),
-            )
-        })?;
-        self.transport.call(body).await
+        self.transport
+            .call_op(&SandboxRequest {
+                scope: self.scope(),
+                op,
+            })
+            .await
     }
 
     async fn read_whole(&self, path: &str) -> Result<Vec<u8>, ServiceError> {
