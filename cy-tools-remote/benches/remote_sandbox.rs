@@ -12,6 +12,15 @@
 //! like the control server's). Goal: `read_file`, `list_directory` and `find_files` at most
 //! 1.5x that floor.
 //!
+//! Beside each of those three, the CPU time one call costs on each thread (the bench's own,
+//! the control server's, the bare server's, the blocking pools'), which the wake-ups between
+//! threads do not blur.
+//!
+//! Then bursts: 16 concurrent `read_file`s (and `list_directory`s) of different paths, as code
+//! mode's or a model turn's concurrent calls make them, gathered into one batch exchange,
+//! paired against the same 16 calls as 16 lone exchanges at once (`with_batching(false)`), and
+//! against 16 local calls plus one bare round trip.
+//!
 //! Reproduce: `cargo bench -p cy-tools-remote --bench remote_sandbox` (with
 //! `REMOTE_SANDBOX_ONLY=find_files`, say, for one tool's paired figure).
 
@@ -36,6 +45,9 @@ use serde_json::{Value, json};
 const ROUNDS: usize = 31;
 
 const TOKEN: &str = "bench-token-0123456789";
+
+/// Concurrent calls in a burst.
+const BURST: usize = 16;
 
 /// The median over [`ROUNDS`] of (time of `iterations` calls of `a`) / (the same of `b`),
 /// alternating which goes first, and the median time of one call of each.
@@ -207,6 +219,40 @@ fn cpu_per_call(calls: usize, mut f: impl FnMut()) -> String {
     parts.join(", ")
 }
 
+/// Calls of a burst all polled together (as concurrent calls run), each checked.
+async fn burst(tool: &BoundTool, calls: &[Value], cancel: &CancellationToken) {
+    let mut futures: Vec<_> = calls
+        .iter()
+        .map(|args| {
+            Some(Box::pin(
+                tool.execute(ToolCall::new("c", args.clone()), cancel),
+            ))
+        })
+        .collect();
+    std::future::poll_fn(move |cx| {
+        for slot in futures.iter_mut() {
+            if let Some(future) = slot
+                && let std::task::Poll::Ready(result) = future.as_mut().poll(cx)
+            {
+                assert!(
+                    !result.is_error,
+                    "{}: {}",
+                    tool.name(),
+                    result.text_content()
+                );
+                std::hint::black_box(result);
+                *slot = None;
+            }
+        }
+        if futures.iter().all(Option::is_none) {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
 fn bind_all(env: Arc<dyn Sandbox>) -> Vec<BoundTool> {
     let ctx = ToolContext::new(SessionIdentity::root("bench", "bench")).with_env(env);
     vec![
@@ -262,6 +308,14 @@ fn remote_sandbox(c: &mut Criterion) {
         .unwrap();
     }
     std::fs::write(folder.join("edit.txt"), "alpha beta\n").unwrap();
+    // The bursts' files are a workspace of their own, so the walks above see the same tree
+    // as before bursts were measured.
+    let burst_folder = root.path().join("burst");
+    for i in 0..BURST {
+        std::fs::create_dir_all(burst_folder.join(format!("d{i}"))).unwrap();
+        std::fs::write(burst_folder.join(format!("d{i}/a.txt")), "a\n").unwrap();
+        std::fs::write(burst_folder.join(format!("f{i}.txt")), &text).unwrap();
+    }
 
     let (_server, endpoint) = server(root.path());
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -335,6 +389,63 @@ fn remote_sandbox(c: &mut Criterion) {
             cpu_per_call(calls, floor)
         );
     }
+    // Bursts: `BURST` concurrent calls, gathered into one batch exchange, against the same
+    // calls as `BURST` lone exchanges at once, and against the floor of the same local calls
+    // plus one bare round trip.
+    let batching = bind_all(Arc::new(
+        RemoteSandbox::new(&endpoint, "burst", TOKEN).unwrap(),
+    ));
+    let lone = bind_all(Arc::new(
+        RemoteSandbox::new(&endpoint, "burst", TOKEN)
+            .unwrap()
+            .with_batching(false),
+    ));
+    let local_burst = bind_all(Arc::new(LocalSandbox::new(&burst_folder).unwrap().env()));
+    for (n, name, args) in [
+        (
+            0,
+            "read_file",
+            (0..BURST)
+                .map(|i| json!({"path": format!("f{i}.txt")}))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            3,
+            "list_directory",
+            (0..BURST)
+                .map(|i| json!({"path": format!("d{i}")}))
+                .collect::<Vec<_>>(),
+        ),
+    ] {
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
+        let (batched, alone, l) = (&batching[n], &lone[n], &local_burst[n]);
+        assert_eq!(batched.name(), name);
+        let go = |tool: &BoundTool| runtime.block_on(burst(tool, &args, &cancel));
+        let floor = || {
+            go(l);
+            bare.borrow_mut().once(&runtime);
+        };
+        let (vs_lone, tb, ta) = paired(10, || go(batched), || go(alone));
+        let (vs_floor, _, tf) = paired(10, || go(batched), floor);
+        println!(
+            "| paired `remote_sandbox/burst_{name}` ({BURST} at once): batched / lone exchanges | {vs_lone:.2}x | {:.1} us / {:.1} us per burst |",
+            tb * 1e6,
+            ta * 1e6
+        );
+        println!(
+            "| paired `remote_sandbox/burst_{name}` ({BURST} at once): batched / ({BURST} local + one bare round trip) | {vs_floor:.2}x | {:.1} us / {:.1} us per burst |",
+            tb * 1e6,
+            tf * 1e6
+        );
+        println!(
+            "remote_sandbox/burst_{name}: CPU per burst, batched: {}; lone exchanges: {}",
+            cpu_per_call(200, || go(batched)),
+            cpu_per_call(200, || go(alone))
+        );
+    }
+
     let mut times: Vec<f64> = (0..ROUNDS)
         .map(|_| {
             let start = Instant::now();

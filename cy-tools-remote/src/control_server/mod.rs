@@ -32,7 +32,8 @@
 //!   room). A large write's staging file that gets no part for as long is removed.
 //! * **Concurrency**: at most [`ControlServerConfig::max_concurrent_runs`] runs at once, across
 //!   all sessions; a request beyond that is answered `429` at once (not queued), and the
-//!   caller may retry when a run finishes.
+//!   caller may retry when a run finishes. A batch of the sandbox endpoint's read-only
+//!   operations is one run, which runs at most 4 of its operations at a time.
 //! * **Cancellation**: a client that closes its connection stops its run, which is killed
 //!   with every process it started.
 //! * **Slow or idle clients**: a connection whose next request head is not complete within

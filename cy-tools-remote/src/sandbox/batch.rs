@@ -36,6 +36,11 @@ use crate::executor::wire::ErrorReply;
 /// with `413` is sent again one by one).
 const BATCH_REQUEST_BYTES: usize = 256 * 1024;
 
+/// How long an operation waits for the gatherer to take it into its batch before it goes
+/// alone. The gatherer takes it as soon as it runs again, one yield after it began, so this
+/// is only reached when the gatherer's caller holds it without polling it.
+const GATHER_PATIENCE: std::time::Duration = std::time::Duration::from_millis(5);
+
 /// What a caller waiting in a gathering receives: the value its operation answered, or its
 /// error. A dropped sender means "send it yourself".
 type Reply = Result<Value, ServiceError>;
@@ -62,6 +67,15 @@ impl Batcher {
         self.enabled.store(on, Ordering::Relaxed);
     }
 
+    /// Takes waiting operation `number` out of the gathering; false when the gatherer has
+    /// taken it already (its answer is then on the way).
+    fn leave(&self, number: u64) -> bool {
+        let mut gather = self.lock();
+        let before = gather.waiting.len();
+        gather.waiting.retain(|w| w.number != number);
+        gather.waiting.len() < before
+    }
+
     fn lock(&self) -> MutexGuard<'_, Gather> {
         self.gather.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -72,10 +86,14 @@ struct Gather {
     /// Someone is gathering: the operations that arrive meanwhile wait in `waiting`.
     open: bool,
     waiting: Vec<Waiting>,
+    /// The number the next waiting operation gets.
+    next: u64,
 }
 
 /// An operation waiting for the gatherer to send it.
 struct Waiting {
+    /// Its number, by which it leaves the gathering if the gatherer is slow to take it.
+    number: u64,
     /// The request as JSON, ready to go in the batch.
     json: Vec<u8>,
     budget: usize,
@@ -138,19 +156,30 @@ impl Transport {
             let mut gather = self.batcher.lock();
             if gather.open {
                 let (reply, answer) = oneshot::channel();
+                let number = gather.next;
+                gather.next += 1;
                 gather.waiting.push(Waiting {
+                    number,
                     json: json.clone(),
                     budget,
                     reply,
                 });
-                Some(answer)
+                Some((number, answer))
             } else {
                 gather.open = true;
                 None
             }
         };
-        if let Some(answer) = waiting {
-            return match answer.await {
+        if let Some((number, mut answer)) = waiting {
+            // The gatherer takes the waiting operations as soon as it runs again; if its
+            // caller does not poll it meanwhile, this one leaves and goes alone rather than
+            // wait on a future it does not own.
+            let reply = match tokio::time::timeout(GATHER_PATIENCE, &mut answer).await {
+                Ok(reply) => reply,
+                Err(_) if self.batcher.leave(number) => return self.call(json).await,
+                Err(_) => answer.await,
+            };
+            return match reply {
                 Ok(reply) => reply.and_then(|value| self.value_as(value)),
                 // The gatherer could not send it: it goes alone (it only reads, so even if
                 // the batch did run, running it again changes nothing).

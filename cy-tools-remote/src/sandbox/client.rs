@@ -28,10 +28,12 @@ pub const DEFAULT_CHUNK_BYTES: usize = 512 * 1024;
 /// folder `name` under the server's root, where the server's execute endpoint also runs the
 /// code of a [`RemoteExecutor`](crate::executor::RemoteExecutor) for session id `name`.
 ///
-/// Every [`Sandbox`] operation and every background-process operation is one request to
+/// Every [`Sandbox`] operation and every background-process operation is a request to
 /// `POST /v1/sessions/{name}/sandbox`, with the bearer token; the server performs it with its
 /// local sandbox, so paths are confined there, commands are limited and isolated there, and
-/// errors read as a local sandbox's. Large reads and writes go in chunks of
+/// errors read as a local sandbox's. Reads, listings, walks and searches started at the same
+/// moment (concurrent calls) share one request, a batch, each still answered as alone (see
+/// [`with_batching`](Self::with_batching)). Large reads and writes go in chunks of
 /// [`with_chunk_bytes`](Self::with_chunk_bytes) (a write into a staging file renamed into
 /// place, so it stays atomic). Cancelling an `exec` closes its connection, and the server kills
 /// the command with every process it started.

@@ -417,6 +417,33 @@ async fn a_gatherer_cancelled_before_sending_lets_the_others_go_alone() {
     assert_eq!(both, [Ok(b"a".to_vec()), Ok(b"b".to_vec())]);
 }
 
+#[tokio::test]
+async fn an_operation_does_not_wait_on_a_gatherer_nobody_polls() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), |_| {});
+    std::fs::create_dir_all(dir.path().join("ws")).unwrap();
+    std::fs::write(dir.path().join("ws/a.txt"), "a").unwrap();
+    std::fs::write(dir.path().join("ws/b.txt"), "b").unwrap();
+    let forwarder = Forwarder::start(server.addr, false).await;
+    let env = RemoteSandbox::new(&forwarder.endpoint(), "ws", TOKEN).unwrap();
+    let mut gatherer: Pin<Box<dyn Future<Output = Outcome>>> =
+        Box::pin(async { outcome(env.read("a.txt").await) });
+    let waker = std::task::Waker::noop();
+    assert!(
+        gatherer
+            .as_mut()
+            .poll(&mut std::task::Context::from_waker(waker))
+            .is_pending()
+    );
+    // The gatherer's owner holds it without polling it: the next read goes alone after a
+    // short wait, rather than wait for it.
+    let started = std::time::Instant::now();
+    assert_eq!(env.read("b.txt").await.unwrap(), b"b");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert_eq!(gatherer.await.unwrap(), b"a");
+    assert_eq!(forwarder.counts(), (2, 0), "each alone, no batch");
+}
+
 /// A batch written by hand: its status and body.
 async fn post_batch(server: &Server, body: &serde_json::Value) -> (u16, serde_json::Value) {
     let body = body.to_string();
