@@ -389,6 +389,36 @@ fn remote_sandbox(c: &mut Criterion) {
             cpu_per_call(calls, floor)
         );
     }
+    // `REMOTE_SANDBOX_PROBE=1`: CPU per call of single operations (no tool around them),
+    // where a lone exchange's work goes: the server's pipeline alone (a process list: no file
+    // work), a ranged read (inline on the server), a stat (on the server's blocking pool), and
+    // the same read locally.
+    if std::env::var("REMOTE_SANDBOX_PROBE").is_ok() {
+        let sandbox = RemoteSandbox::new(&endpoint, "ws", TOKEN).unwrap();
+        let local_env = LocalSandbox::new(&folder).unwrap().env();
+        let table = sandbox.processes().unwrap();
+        let probe = |what: &str, f: &mut dyn FnMut()| {
+            println!("remote_sandbox probe: {what}: {}", cpu_per_call(4000, f));
+        };
+        probe("bare round trip", &mut || bare.borrow_mut().once(&runtime));
+        probe("remote process list", &mut || {
+            runtime.block_on(table.list()).unwrap();
+        });
+        probe("remote read_range", &mut || {
+            runtime
+                .block_on(sandbox.read_range("src/notes.txt", 0, 16384))
+                .unwrap();
+        });
+        probe("remote stat", &mut || {
+            runtime.block_on(sandbox.stat("src/notes.txt")).unwrap();
+        });
+        probe("local read_range", &mut || {
+            runtime
+                .block_on(local_env.read_range("src/notes.txt", 0, 16384))
+                .unwrap();
+        });
+    }
+
     // Bursts: `BURST` concurrent calls, gathered into one batch exchange, against the same
     // calls as `BURST` lone exchanges at once, and against the floor of the same local calls
     // plus one bare round trip.
