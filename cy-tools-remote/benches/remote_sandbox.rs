@@ -401,6 +401,21 @@ fn remote_sandbox(c: &mut Criterion) {
             println!("remote_sandbox probe: {what}: {}", cpu_per_call(4000, f));
         };
         probe("bare round trip", &mut || bare.borrow_mut().once(&runtime));
+        // The same bare request to the control server, which answers it `404` from its router:
+        // its connection handling and routing without any endpoint's work.
+        let control_addr: std::net::SocketAddr =
+            endpoint.trim_start_matches("http://").parse().unwrap();
+        let mut unrouted = BareRoundTrip::connect(&runtime, control_addr);
+        probe("unrouted request to the control server (404)", &mut || {
+            unrouted.once(&runtime)
+        });
+        // A `RemoteSandbox`'s request to the bare server (whose `{}` it then refuses to take
+        // for a process list): the client's side of an exchange against hyper's.
+        let to_bare = RemoteSandbox::new(&format!("http://{bare_addr}"), "ws", TOKEN).unwrap();
+        let to_bare_table = to_bare.processes().unwrap();
+        probe("a RemoteSandbox request to the bare server", &mut || {
+            let _ = runtime.block_on(to_bare_table.list());
+        });
         probe("remote process list", &mut || {
             runtime.block_on(table.list()).unwrap();
         });

@@ -44,7 +44,7 @@ pub(super) struct Transport {
     host: String,
     port: u16,
     /// The request line's target, the `Host` and the `Authorization` of every request, made
-    /// once: building and checking them anew for each request cost more than the rest of it.
+    /// (parsed and checked) once, not again for each request.
     uri: Uri,
     host_header: HeaderValue,
     authorization: HeaderValue,
