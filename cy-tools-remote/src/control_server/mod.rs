@@ -12,8 +12,9 @@
 //! code runs there with a [`LocalExecutor`], so with the local sandbox's clean environment,
 //! output caps, timeout and process-group kill; the sandbox endpoint's operations go through
 //! the same local sandbox, so they are confined, limited and isolated alike, and each counts
-//! as a run for the cap below and is logged. Several servers can run on different machines; a session's
-//! files live on the server that ran its code.
+//! as a run for the cap below and is logged (a batch of read-only operations counts, and is
+//! logged, as one). Several servers can run on different machines; a session's files live on
+//! the server that ran its code.
 //!
 //! * **Token**: every request carries `Authorization: Bearer <token>`; the token is read once at
 //!   start from the environment variable named by [`ControlServerConfig::token_env`]

@@ -184,6 +184,32 @@ pub const MAX_BATCH_READ_BYTES: usize = 2 * MAX_RANGE_BYTES;
 pub const LISTING_BYTES: usize = 256 * 1024;
 
 /// The answer to a [`SandboxOp::Batch`]: one result per operation, in the batch's order.
+///
+/// ```
+/// use cy_tools_remote::sandbox::wire::{BatchReply, BatchResult, SandboxOp, SandboxRequest};
+///
+/// let batch = SandboxRequest {
+///     scope: None,
+///     op: SandboxOp::Batch {
+///         ops: vec![
+///             SandboxRequest { scope: None, op: SandboxOp::Stat { path: "a.txt".into() } },
+///             SandboxRequest { scope: Some("kids/k-1".into()), op: SandboxOp::ListDir { path: ".".into() } },
+///         ],
+///     },
+/// };
+/// assert_eq!(
+///     serde_json::to_string(&batch).unwrap(),
+///     r#"{"op":{"kind":"batch","ops":[{"op":{"kind":"stat","path":"a.txt"}},{"scope":"kids/k-1","op":{"kind":"list_dir","path":"."}}]}}"#
+/// );
+/// assert!(!SandboxOp::Remove { path: "a.txt".into() }.is_batchable());
+///
+/// let reply: BatchReply = serde_json::from_str(
+///     r#"{"results":[{"ok":[]},{"error":"no file or folder `a.txt`","kind":"not_found"}]}"#,
+/// )
+/// .unwrap();
+/// assert_eq!(reply.results[0], BatchResult::Done { ok: serde_json::json!([]) });
+/// assert!(matches!(&reply.results[1], BatchResult::Refused { kind, status: None, .. } if kind == "not_found"));
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BatchReply {
