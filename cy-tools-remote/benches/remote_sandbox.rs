@@ -12,6 +12,15 @@
 //! like the control server's). Goal: `read_file`, `list_directory` and `find_files` at most
 //! 1.5x that floor.
 //!
+//! Beside each of those three, the CPU time one call costs on each thread (the bench's own,
+//! the control server's, the bare server's, the blocking pools'), which the wake-ups between
+//! threads do not blur.
+//!
+//! Then bursts: 16 concurrent `read_file`s (and `list_directory`s) of different paths, as code
+//! mode's or a model turn's concurrent calls make them, gathered into one batch exchange,
+//! paired against the same 16 calls as 16 lone exchanges at once (`with_batching(false)`), and
+//! against 16 local calls plus one bare round trip.
+//!
 //! Reproduce: `cargo bench -p cy-tools-remote --bench remote_sandbox` (with
 //! `REMOTE_SANDBOX_ONLY=find_files`, say, for one tool's paired figure).
 
@@ -36,6 +45,9 @@ use serde_json::{Value, json};
 const ROUNDS: usize = 31;
 
 const TOKEN: &str = "bench-token-0123456789";
+
+/// Concurrent calls in a burst.
+const BURST: usize = 16;
 
 /// The median over [`ROUNDS`] of (time of `iterations` calls of `a`) / (the same of `b`),
 /// alternating which goes first, and the median time of one call of each.
@@ -75,6 +87,7 @@ fn server(root: &std::path::Path) -> (tokio::runtime::Runtime, String) {
     config.max_concurrent_runs = 64;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
+        .thread_name("control-server")
         .enable_all()
         .build()
         .unwrap();
@@ -89,6 +102,7 @@ fn server(root: &std::path::Path) -> (tokio::runtime::Runtime, String) {
 fn bare_server() -> (tokio::runtime::Runtime, std::net::SocketAddr) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
+        .thread_name("bare-server")
         .enable_all()
         .build()
         .unwrap();
@@ -163,6 +177,82 @@ impl BareRoundTrip {
     }
 }
 
+/// Nanoseconds each thread of this process has spent on a CPU so far, summed by thread name
+/// (`/proc/self/task/*/schedstat`; Linux only, empty elsewhere).
+fn cpu_by_thread() -> std::collections::BTreeMap<String, u64> {
+    let mut by_name = std::collections::BTreeMap::new();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return by_name;
+    };
+    for task in tasks.flatten() {
+        let path = task.path();
+        let name = std::fs::read_to_string(path.join("comm")).unwrap_or_default();
+        let ran = std::fs::read_to_string(path.join("schedstat"))
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .unwrap_or(0);
+        *by_name.entry(name.trim().to_string()).or_insert(0) += ran;
+    }
+    by_name
+}
+
+/// CPU time per call of each thread `calls` calls of `f` ran on (the bench's own thread, the
+/// control server's, the bare server's, the blocking pools'): what each exchange costs in
+/// work, which the wake-ups between the threads (most of a round trip's wall time on a quiet
+/// virtual machine) do not blur.
+fn cpu_per_call(calls: usize, mut f: impl FnMut()) -> String {
+    let before = cpu_by_thread();
+    for _ in 0..calls {
+        f();
+    }
+    let after = cpu_by_thread();
+    let mut parts = Vec::new();
+    for (name, ns) in &after {
+        let spent = ns.saturating_sub(*before.get(name).unwrap_or(&0));
+        if spent >= calls as u64 * 100 {
+            parts.push(format!(
+                "{name} {:.1} us",
+                spent as f64 / calls as f64 / 1e3
+            ));
+        }
+    }
+    parts.join(", ")
+}
+
+/// Calls of a burst all polled together (as concurrent calls run), each checked.
+async fn burst(tool: &BoundTool, calls: &[Value], cancel: &CancellationToken) {
+    let mut futures: Vec<_> = calls
+        .iter()
+        .map(|args| {
+            Some(Box::pin(
+                tool.execute(ToolCall::new("c", args.clone()), cancel),
+            ))
+        })
+        .collect();
+    std::future::poll_fn(move |cx| {
+        for slot in futures.iter_mut() {
+            if let Some(future) = slot
+                && let std::task::Poll::Ready(result) = future.as_mut().poll(cx)
+            {
+                assert!(
+                    !result.is_error,
+                    "{}: {}",
+                    tool.name(),
+                    result.text_content()
+                );
+                std::hint::black_box(result);
+                *slot = None;
+            }
+        }
+        if futures.iter().all(Option::is_none) {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
 fn bind_all(env: Arc<dyn Sandbox>) -> Vec<BoundTool> {
     let ctx = ToolContext::new(SessionIdentity::root("bench", "bench")).with_env(env);
     vec![
@@ -218,6 +308,14 @@ fn remote_sandbox(c: &mut Criterion) {
         .unwrap();
     }
     std::fs::write(folder.join("edit.txt"), "alpha beta\n").unwrap();
+    // The bursts' files are a workspace of their own, so the walks above see the same tree
+    // as before bursts were measured.
+    let burst_folder = root.path().join("burst");
+    for i in 0..BURST {
+        std::fs::create_dir_all(burst_folder.join(format!("d{i}"))).unwrap();
+        std::fs::write(burst_folder.join(format!("d{i}/a.txt")), "a\n").unwrap();
+        std::fs::write(burst_folder.join(format!("f{i}.txt")), &text).unwrap();
+    }
 
     let (_server, endpoint) = server(root.path());
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -284,7 +382,115 @@ fn remote_sandbox(c: &mut Criterion) {
             tr * 1e6,
             tf * 1e6
         );
+        let calls = iterations * 50;
+        println!(
+            "remote_sandbox/{name}: CPU per call, remote: {}; local + one bare round trip: {}",
+            cpu_per_call(calls, || call(r, &args)),
+            cpu_per_call(calls, floor)
+        );
     }
+    // `REMOTE_SANDBOX_PROBE=1`: CPU per call of single operations (no tool around them),
+    // where a lone exchange's work goes: the server's pipeline alone (a process list: no file
+    // work), a ranged read (inline on the server), a stat (on the server's blocking pool), and
+    // the same read locally.
+    if std::env::var("REMOTE_SANDBOX_PROBE").is_ok() {
+        let sandbox = RemoteSandbox::new(&endpoint, "ws", TOKEN).unwrap();
+        let local_env = LocalSandbox::new(&folder).unwrap().env();
+        let table = sandbox.processes().unwrap();
+        let probe = |what: &str, f: &mut dyn FnMut()| {
+            println!("remote_sandbox probe: {what}: {}", cpu_per_call(4000, f));
+        };
+        probe("bare round trip", &mut || bare.borrow_mut().once(&runtime));
+        // The same bare request to the control server, which answers it `404` from its router:
+        // its connection handling and routing without any endpoint's work.
+        let control_addr: std::net::SocketAddr =
+            endpoint.trim_start_matches("http://").parse().unwrap();
+        let mut unrouted = BareRoundTrip::connect(&runtime, control_addr);
+        probe("unrouted request to the control server (404)", &mut || {
+            unrouted.once(&runtime)
+        });
+        // A `RemoteSandbox`'s request to the bare server (whose `{}` it then refuses to take
+        // for a process list): the client's side of an exchange against hyper's.
+        let to_bare = RemoteSandbox::new(&format!("http://{bare_addr}"), "ws", TOKEN).unwrap();
+        let to_bare_table = to_bare.processes().unwrap();
+        probe("a RemoteSandbox request to the bare server", &mut || {
+            let _ = runtime.block_on(to_bare_table.list());
+        });
+        probe("remote process list", &mut || {
+            runtime.block_on(table.list()).unwrap();
+        });
+        probe("remote read_range", &mut || {
+            runtime
+                .block_on(sandbox.read_range("src/notes.txt", 0, 16384))
+                .unwrap();
+        });
+        probe("remote stat", &mut || {
+            runtime.block_on(sandbox.stat("src/notes.txt")).unwrap();
+        });
+        probe("local read_range", &mut || {
+            runtime
+                .block_on(local_env.read_range("src/notes.txt", 0, 16384))
+                .unwrap();
+        });
+    }
+
+    // Bursts: `BURST` concurrent calls, gathered into one batch exchange, against the same
+    // calls as `BURST` lone exchanges at once, and against the floor of the same local calls
+    // plus one bare round trip.
+    let batching = bind_all(Arc::new(
+        RemoteSandbox::new(&endpoint, "burst", TOKEN).unwrap(),
+    ));
+    let lone = bind_all(Arc::new(
+        RemoteSandbox::new(&endpoint, "burst", TOKEN)
+            .unwrap()
+            .with_batching(false),
+    ));
+    let local_burst = bind_all(Arc::new(LocalSandbox::new(&burst_folder).unwrap().env()));
+    for (n, name, args) in [
+        (
+            0,
+            "read_file",
+            (0..BURST)
+                .map(|i| json!({"path": format!("f{i}.txt")}))
+                .collect::<Vec<_>>(),
+        ),
+        (
+            3,
+            "list_directory",
+            (0..BURST)
+                .map(|i| json!({"path": format!("d{i}")}))
+                .collect::<Vec<_>>(),
+        ),
+    ] {
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
+        let (batched, alone, l) = (&batching[n], &lone[n], &local_burst[n]);
+        assert_eq!(batched.name(), name);
+        let go = |tool: &BoundTool| runtime.block_on(burst(tool, &args, &cancel));
+        let floor = || {
+            go(l);
+            bare.borrow_mut().once(&runtime);
+        };
+        let (vs_lone, tb, ta) = paired(10, || go(batched), || go(alone));
+        let (vs_floor, _, tf) = paired(10, || go(batched), floor);
+        println!(
+            "| paired `remote_sandbox/burst_{name}` ({BURST} at once): batched / lone exchanges | {vs_lone:.2}x | {:.1} us / {:.1} us per burst |",
+            tb * 1e6,
+            ta * 1e6
+        );
+        println!(
+            "| paired `remote_sandbox/burst_{name}` ({BURST} at once): batched / ({BURST} local + one bare round trip) | {vs_floor:.2}x | {:.1} us / {:.1} us per burst |",
+            tb * 1e6,
+            tf * 1e6
+        );
+        println!(
+            "remote_sandbox/burst_{name}: CPU per burst, batched: {}; lone exchanges: {}",
+            cpu_per_call(200, || go(batched)),
+            cpu_per_call(200, || go(alone))
+        );
+    }
+
     let mut times: Vec<f64> = (0..ROUNDS)
         .map(|_| {
             let start = Instant::now();

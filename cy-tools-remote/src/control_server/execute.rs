@@ -235,6 +235,16 @@ pub(super) fn refuse(
     json(status, &ErrorReply::from_error(&error))
 }
 
+/// An answer whose body is JSON already.
+pub(super) fn json_bytes(status: StatusCode, bytes: Vec<u8>) -> Response {
+    (
+        status,
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        bytes,
+    )
+        .into_response()
+}
+
 pub(super) fn json(status: StatusCode, value: &impl Serialize) -> Response {
     match serde_json::to_vec(value) {
         Ok(bytes) => (

@@ -12,8 +12,9 @@
 //! code runs there with a [`LocalExecutor`], so with the local sandbox's clean environment,
 //! output caps, timeout and process-group kill; the sandbox endpoint's operations go through
 //! the same local sandbox, so they are confined, limited and isolated alike, and each counts
-//! as a run for the cap below and is logged. Several servers can run on different machines; a session's
-//! files live on the server that ran its code.
+//! as a run for the cap below and is logged (a batch of read-only operations counts, and is
+//! logged, as one). Several servers can run on different machines; a session's files live on
+//! the server that ran its code.
 //!
 //! * **Token**: every request carries `Authorization: Bearer <token>`; the token is read once at
 //!   start from the environment variable named by [`ControlServerConfig::token_env`]
@@ -32,7 +33,8 @@
 //!   room). A large write's staging file that gets no part for as long is removed.
 //! * **Concurrency**: at most [`ControlServerConfig::max_concurrent_runs`] runs at once, across
 //!   all sessions; a request beyond that is answered `429` at once (not queued), and the
-//!   caller may retry when a run finishes.
+//!   caller may retry when a run finishes. A batch of the sandbox endpoint's read-only
+//!   operations is one run, which runs at most 4 of its operations at a time.
 //! * **Cancellation**: a client that closes its connection stops its run, which is killed
 //!   with every process it started.
 //! * **Slow or idle clients**: a connection whose next request head is not complete within
@@ -57,6 +59,7 @@
 
 mod admission;
 mod auth;
+mod batch;
 mod clamp;
 mod code_mode;
 mod execute;

@@ -5,16 +5,16 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::body::Body;
-use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::extract::{ConnectInfo, Path, Request, State};
+use axum::http::StatusCode;
 use axum::response::Response;
 use cy_tools::services::{Sandbox, ServiceError, ServiceErrorKind};
-use serde_json::Value;
+use serde::Serialize;
 
 use super::admission::{Admitted, Expected, admit};
+use super::batch;
 use super::clamp;
-use super::execute::{ServerState, json, refuse};
+use super::execute::{ServerState, json_bytes, refuse};
 use super::views::Lease;
 use crate::sandbox::wire::{
     Chunk, MAX_RANGE_BYTES, SandboxOp, SandboxRequest, check_upload, decode, encode, staging_name,
@@ -36,33 +36,46 @@ pub(super) async fn sandbox(
     State(state): State<Arc<ServerState>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(name): Path<String>,
-    headers: HeaderMap,
-    body: Body,
+    request: Request,
 ) -> Response {
-    let admitted = admit::<SandboxRequest>(&state, &headers, peer, &name, body, &EXPECTED);
+    // The headers are read where they are, not copied out by an extractor.
+    let (parts, body) = request.into_parts();
+    let admitted = admit::<SandboxRequest>(&state, &parts.headers, peer, &name, body, &EXPECTED);
     let Admitted { request, _permit } = match admitted.await {
         Ok(admitted) => admitted,
         Err(refused) => return refused,
     };
+    if let SandboxOp::Batch { ops } = request.op {
+        return batch::answer(&state, peer, &name, request.scope, ops).await;
+    }
     let op = request.op.name();
     let started = Instant::now();
-    let outcome = match view(&state, &name, request.scope.as_deref()) {
-        Ok(lease) => perform(&lease, &state, request.op)
-            .await
-            .map_err(|err| (StatusCode::UNPROCESSABLE_ENTITY, err)),
-        Err(refused) => Err(refused),
-    };
+    let outcome = perform_in(&state, &name, request.scope.as_deref(), request.op).await;
     let elapsed_ms = started.elapsed().as_millis() as u64;
     match outcome {
         Ok(value) => {
             tracing::info!(%peer, workspace = %name, scope = ?request.scope, op, elapsed_ms, "sandbox operation done");
-            json(StatusCode::OK, &value)
+            json_bytes(StatusCode::OK, value)
         }
         Err((status, err)) => {
             tracing::info!(%peer, workspace = %name, scope = ?request.scope, op, elapsed_ms, "sandbox operation refused: {err}");
             refuse(status, err.kind(), err.message())
         }
     }
+}
+
+/// Does `op` in workspace `name` (narrowed to `scope`): its answer as JSON, or the status and
+/// error to refuse it with.
+pub(super) async fn perform_in(
+    state: &ServerState,
+    name: &str,
+    scope: Option<&str>,
+    op: SandboxOp,
+) -> Result<Vec<u8>, (StatusCode, ServiceError)> {
+    let lease = view(state, name, scope)?;
+    perform(&lease, state, op)
+        .await
+        .map_err(|err| (StatusCode::UNPROCESSABLE_ENTITY, err))
 }
 
 /// The view of workspace `name` (narrowed to `scope`) the operation works in: the kept one,
@@ -95,12 +108,18 @@ fn view(
     })
 }
 
-async fn perform(lease: &Lease, state: &ServerState, op: SandboxOp) -> Result<Value, ServiceError> {
+/// Does `op` in the leased view; its answer as JSON, written straight from the value (no
+/// intermediate `serde_json::Value`).
+async fn perform(
+    lease: &Lease,
+    state: &ServerState,
+    op: SandboxOp,
+) -> Result<Vec<u8>, ServiceError> {
     let env = &lease.env;
     match op {
         SandboxOp::Read { path, max_len } => {
             let (data, size) = env.read_head(&path, range_len(max_len)?).await?;
-            to_value(&Chunk {
+            to_json(&Chunk {
                 data: encode(&data),
                 size: Some(size),
             })
@@ -111,7 +130,7 @@ async fn perform(lease: &Lease, state: &ServerState, op: SandboxOp) -> Result<Va
             max_len,
         } => {
             let data = env.read_range(&path, offset, range_len(max_len)?).await?;
-            to_value(&Chunk {
+            to_json(&Chunk {
                 data: encode(&data),
                 size: None,
             })
@@ -122,7 +141,7 @@ async fn perform(lease: &Lease, state: &ServerState, op: SandboxOp) -> Result<Va
             durable,
         } => {
             let data = decode(&data)?;
-            value(if durable {
+            json(if durable {
                 env.write(&path, data).await
             } else {
                 env.write_scratch(&path, data).await
@@ -136,7 +155,7 @@ async fn perform(lease: &Lease, state: &ServerState, op: SandboxOp) -> Result<Va
             check_upload(&upload)?;
             let staging = staging_name(&upload);
             lease.staged(&staging);
-            value(env.append_staged(staging, offset, decode(&data)?).await)
+            json(env.append_staged(staging, offset, decode(&data)?).await)
         }
         SandboxOp::Commit {
             upload,
@@ -149,7 +168,7 @@ async fn perform(lease: &Lease, state: &ServerState, op: SandboxOp) -> Result<Va
             if committed.is_ok() {
                 lease.unstaged(&staging);
             }
-            value(committed)
+            json(committed)
         }
         SandboxOp::Abandon { upload } => {
             check_upload(&upload)?;
@@ -158,28 +177,34 @@ async fn perform(lease: &Lease, state: &ServerState, op: SandboxOp) -> Result<Va
             if abandoned.is_ok() {
                 lease.unstaged(&staging);
             }
-            value(abandoned)
+            json(abandoned)
         }
-        SandboxOp::Remove { path } => value(env.remove(&path).await),
-        SandboxOp::Stat { path } => value(env.stat(&path).await),
-        SandboxOp::ListDir { path } => value(env.list_dir(&path).await),
-        SandboxOp::Walk { path, options } => value(env.walk(&path, options.into()).await),
-        SandboxOp::Search { path, options } => value(env.search(&path, options.into()).await),
+        SandboxOp::Remove { path } => json(env.remove(&path).await),
+        SandboxOp::Stat { path } => json(env.stat(&path).await),
+        SandboxOp::ListDir { path } => json(env.list_dir(&path).await),
+        SandboxOp::Walk { path, options } => json(env.walk(&path, options.into()).await),
+        SandboxOp::Search { path, options } => json(env.search(&path, options.into()).await),
         SandboxOp::Exec { command, options } => {
             let options = clamp::exec_options(options.into_options()?, &state.limits);
-            value(env.exec(&command, options).await)
+            json(env.exec(&command, options).await)
         }
         SandboxOp::Start { command, options } => {
             let options = clamp::exec_options(options.into_options()?, &state.limits);
-            value(env.processes()?.start(&command, options).await)
+            json(env.processes()?.start(&command, options).await)
         }
-        SandboxOp::Status { id } => value(env.processes()?.status(&id).await),
-        SandboxOp::Output { id } => value(env.processes()?.output(&id).await),
+        SandboxOp::Status { id } => json(env.processes()?.status(&id).await),
+        SandboxOp::Output { id } => json(env.processes()?.output(&id).await),
         SandboxOp::WriteStdin { id, data } => {
-            value(env.processes()?.write_stdin(&id, decode(&data)?).await)
+            json(env.processes()?.write_stdin(&id, decode(&data)?).await)
         }
-        SandboxOp::Kill { id } => value(env.processes()?.kill(&id).await),
-        SandboxOp::List {} => value(env.processes()?.list().await),
+        SandboxOp::Kill { id } => json(env.processes()?.kill(&id).await),
+        SandboxOp::List {} => json(env.processes()?.list().await),
+        // Checked before any view is opened (see `batch::answer`); one inside a batch is
+        // refused there too.
+        SandboxOp::Batch { .. } => Err(ServiceError::new(
+            ServiceErrorKind::InvalidInput,
+            "a batch cannot hold another batch; put its operations in the outer one",
+        )),
     }
 }
 
@@ -195,12 +220,12 @@ fn range_len(max_len: usize) -> Result<usize, ServiceError> {
     Ok(max_len)
 }
 
-fn value<T: serde::Serialize>(result: Result<T, ServiceError>) -> Result<Value, ServiceError> {
-    result.and_then(|v| to_value(&v))
+fn json<T: Serialize>(result: Result<T, ServiceError>) -> Result<Vec<u8>, ServiceError> {
+    result.and_then(|v| to_json(&v))
 }
 
-fn to_value(value: &impl serde::Serialize) -> Result<Value, ServiceError> {
-    serde_json::to_value(value).map_err(|err| {
+fn to_json(value: &impl Serialize) -> Result<Vec<u8>, ServiceError> {
+    serde_json::to_vec(value).map_err(|err| {
         ServiceError::new(
             ServiceErrorKind::Other,
             format!("could not encode the answer: {err}"),

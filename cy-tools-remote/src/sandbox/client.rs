@@ -28,10 +28,12 @@ pub const DEFAULT_CHUNK_BYTES: usize = 512 * 1024;
 /// folder `name` under the server's root, where the server's execute endpoint also runs the
 /// code of a [`RemoteExecutor`](crate::executor::RemoteExecutor) for session id `name`.
 ///
-/// Every [`Sandbox`] operation and every background-process operation is one request to
+/// Every [`Sandbox`] operation and every background-process operation is a request to
 /// `POST /v1/sessions/{name}/sandbox`, with the bearer token; the server performs it with its
 /// local sandbox, so paths are confined there, commands are limited and isolated there, and
-/// errors read as a local sandbox's. Large reads and writes go in chunks of
+/// errors read as a local sandbox's. Reads, listings, walks and searches started at the same
+/// moment (concurrent calls) share one request, a batch, each still answered as alone (see
+/// [`with_batching`](Self::with_batching)). Large reads and writes go in chunks of
 /// [`with_chunk_bytes`](Self::with_chunk_bytes) (a write into a staging file renamed into
 /// place, so it stays atomic). Cancelling an `exec` closes its connection, and the server kills
 /// the command with every process it started.
@@ -100,7 +102,7 @@ impl RemoteSandbox {
             authority.to_string(),
             sandbox_path(name),
             token.into(),
-        ));
+        )?);
         Ok(RemoteSandbox {
             processes: Arc::new(RemoteProcessTable::new(Arc::clone(&transport), None)),
             transport,
@@ -135,18 +137,32 @@ impl RemoteSandbox {
             .map(|scope| scope.to_string_lossy().into_owned())
     }
 
+    /// The same sandbox (and every narrower view of it) sending each operation in an exchange
+    /// of its own when `on` is false. By default (`true`) reads, listings, walks and searches
+    /// started at the same moment (concurrent calls) go together as one batch, each caller
+    /// still getting its own result; an operation alone is sent as before.
+    ///
+    /// ```
+    /// use cy_tools_remote::RemoteSandbox;
+    ///
+    /// let lone = RemoteSandbox::new("http://127.0.0.1:8700", "s-1", "a-long-shared-secret")
+    ///     .unwrap()
+    ///     .with_batching(false);
+    /// # drop(lone);
+    /// ```
+    #[must_use]
+    pub fn with_batching(self, on: bool) -> Self {
+        self.transport.batcher.enable(on);
+        self
+    }
+
     async fn op<T: DeserializeOwned>(&self, op: SandboxOp) -> Result<T, ServiceError> {
-        let body = serde_json::to_vec(&SandboxRequest {
-            scope: self.scope(),
-            op,
-        })
-        .map_err(|err| {
-            ServiceError::new(
-                ServiceErrorKind::Other,
-                format!("could not encode the request: {err}"),
-            )
-        })?;
-        self.transport.call(body).await
+        self.transport
+            .call_op(&SandboxRequest {
+                scope: self.scope(),
+                op,
+            })
+            .await
     }
 
     async fn read_whole(&self, path: &str) -> Result<Vec<u8>, ServiceError> {

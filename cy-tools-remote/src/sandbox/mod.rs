@@ -8,6 +8,8 @@
 //! with the same errors. The protocol is in [`wire`].
 
 #[cfg(feature = "client")]
+mod batch;
+#[cfg(feature = "client")]
 mod processes;
 #[cfg(feature = "client")]
 mod transport;

@@ -14,12 +14,13 @@ use cy_tools::services::{ServiceError, ServiceErrorKind};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Bytes;
 use hyper::client::conn::http1::{Connection, SendRequest};
-use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST};
-use hyper::{Request, StatusCode};
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::{Request, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
 use serde::de::DeserializeOwned;
 use tokio::net::TcpStream;
 
+use super::batch::Batcher;
 use crate::executor::wire::ErrorReply;
 
 /// Idle connections kept for reuse.
@@ -42,12 +43,16 @@ pub(super) struct Transport {
     pub(super) endpoint: String,
     host: String,
     port: u16,
-    authority: String,
-    path: String,
-    token: String,
+    /// The request line's target, the `Host` and the `Authorization` of every request, made
+    /// (parsed and checked) once, not again for each request.
+    uri: Uri,
+    host_header: HeaderValue,
+    authorization: HeaderValue,
     pub(super) connect_timeout: Duration,
     pub(super) max_reply_bytes: usize,
     idle: Mutex<Vec<Conn>>,
+    /// The operations gathered to go in one batch.
+    pub(super) batcher: Batcher,
 }
 
 impl Transport {
@@ -58,18 +63,33 @@ impl Transport {
         authority: String,
         path: String,
         token: String,
-    ) -> Self {
-        Transport {
+    ) -> Result<Self, ServiceError> {
+        let bad = |what: &str| {
+            ServiceError::new(
+                ServiceErrorKind::InvalidInput,
+                format!("{what} cannot go in an HTTP header or request line; use printable ASCII"),
+            )
+        };
+        let uri = path
+            .parse()
+            .map_err(|_| bad(&format!("the request path `{path}`")))?;
+        let host_header = HeaderValue::from_str(&authority)
+            .map_err(|_| bad(&format!("the address `{authority}`")))?;
+        let mut authorization =
+            HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| bad("the token"))?;
+        authorization.set_sensitive(true);
+        Ok(Transport {
             endpoint,
             host,
             port,
-            authority,
-            path,
-            token,
+            uri,
+            host_header,
+            authorization,
             connect_timeout: Duration::from_secs(5),
             max_reply_bytes: 16 * 1024 * 1024,
             idle: Mutex::new(Vec::new()),
-        }
+            batcher: Batcher::default(),
+        })
     }
 
     /// Sends `body` and decodes the `200` answer as `T`; any other answer becomes the error
@@ -77,22 +97,46 @@ impl Transport {
     pub(super) async fn call<T: DeserializeOwned>(&self, body: Vec<u8>) -> Result<T, ServiceError> {
         let (status, bytes) = self.send(Bytes::from(body)).await?;
         if status == StatusCode::OK {
-            return serde_json::from_slice(&bytes).map_err(|err| {
-                ServiceError::new(
-                    ServiceErrorKind::Unavailable,
-                    format!(
-                        "the control server at {} sent a reply this sandbox does not understand ({err}); check that it runs `cy-tools control-server` of this version",
-                        self.endpoint
-                    ),
-                )
-            });
+            return serde_json::from_slice(&bytes).map_err(|err| self.not_understood(&err));
         }
-        let reply = serde_json::from_slice::<ErrorReply>(&bytes);
-        if status == StatusCode::UNPROCESSABLE_ENTITY
-            && let Ok(reply) = reply
-        {
-            return Err(reply.into_error());
+        Err(self.refused(status, &bytes))
+    }
+
+    /// The error of a `200` answer that does not parse as what was asked.
+    pub(super) fn not_understood(&self, err: &serde_json::Error) -> ServiceError {
+        ServiceError::new(
+            ServiceErrorKind::Unavailable,
+            format!(
+                "the control server at {} sent a reply this sandbox does not understand ({err}); check that it runs `cy-tools control-server` of this version",
+                self.endpoint
+            ),
+        )
+    }
+
+    /// The error an answer other than `200` carries (a `422` is the sandbox's own error, word
+    /// for word).
+    pub(super) fn refused(&self, status: StatusCode, body: &[u8]) -> ServiceError {
+        match serde_json::from_slice::<ErrorReply>(body) {
+            Ok(reply) => self.refused_with(status, reply),
+            Err(_) => self.refused_why(
+                status,
+                format!(
+                    "no explanation ({} bytes); check that the address points at a `cy-tools control-server` of this version and read its log",
+                    body.len()
+                ),
+            ),
         }
+    }
+
+    /// The error of an answer `status` explained by `reply`.
+    pub(super) fn refused_with(&self, status: StatusCode, reply: ErrorReply) -> ServiceError {
+        if status == StatusCode::UNPROCESSABLE_ENTITY {
+            return reply.into_error();
+        }
+        self.refused_why(status, reply.error)
+    }
+
+    fn refused_why(&self, status: StatusCode, why: String) -> ServiceError {
         let kind = match status {
             StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => ServiceErrorKind::PermissionDenied,
             StatusCode::BAD_REQUEST | StatusCode::PAYLOAD_TOO_LARGE => {
@@ -101,23 +145,17 @@ impl Transport {
             StatusCode::NOT_FOUND => ServiceErrorKind::NotFound,
             _ => ServiceErrorKind::Unavailable,
         };
-        let why = match reply {
-            Ok(reply) => reply.error,
-            Err(_) => format!(
-                "no explanation ({} bytes); check that the address points at a `cy-tools control-server` of this version and read its log",
-                bytes.len()
-            ),
-        };
-        Err(ServiceError::new(
+        ServiceError::new(
             kind,
             format!(
                 "the control server at {} answered {status}: {why}",
                 self.endpoint
             ),
-        ))
+        )
     }
 
-    async fn send(&self, body: Bytes) -> Result<(StatusCode, Bytes), ServiceError> {
+    /// Sends `body` on a kept connection, else a fresh one: the answer's status and body.
+    pub(super) async fn send(&self, body: Bytes) -> Result<(StatusCode, Bytes), ServiceError> {
         // A kept connection the server has closed meanwhile gives the request back unsent;
         // it then goes on a fresh one.
         if let Some(mut conn) = self.take_idle() {
@@ -175,10 +213,10 @@ impl Transport {
         }
     }
     fn request(&self, body: Bytes) -> Result<Request<Full<Bytes>>, ServiceError> {
-        Request::post(self.path.as_str())
-            .header(HOST, self.authority.as_str())
-            .header(AUTHORIZATION, format!("Bearer {}", self.token))
-            .header(CONTENT_TYPE, "application/json")
+        Request::post(self.uri.clone())
+            .header(HOST, self.host_header.clone())
+            .header(AUTHORIZATION, self.authorization.clone())
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
             .body(Full::new(body))
             .map_err(|err| {
                 ServiceError::new(

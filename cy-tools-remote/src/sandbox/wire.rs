@@ -9,6 +9,14 @@
 //! statuses are the execute endpoint's (400, 401, 408, 413, 429, 500), and `503` when the
 //! server keeps its most workspace views and none can make room.
 //!
+//! Several read-only operations can share one exchange: a [`SandboxOp::Batch`] of
+//! [`SandboxRequest`]s (each with its own scope) answers `200` with a [`BatchReply`], one
+//! [`BatchResult`] per operation in order, each the value or the error that operation alone
+//! would have answered. Only [`SandboxOp::is_batchable`] operations go in a batch, at most
+//! [`MAX_BATCH_OPS`] of them, reading at most [`MAX_BATCH_READ_BYTES`] in all; any other batch
+//! is refused whole with `400`, as a server from before batches refuses the unknown `batch`
+//! kind, which tells a client to send its operations one by one.
+//!
 //! File contents travel as base64 in chunks the client cuts to fit the server's body limit:
 //! a large read is a [`SandboxOp::Read`] then [`SandboxOp::ReadRange`]s, a large write is
 //! [`SandboxOp::Upload`]s into a staging file then a [`SandboxOp::Commit`] that renames it into
@@ -103,6 +111,9 @@ pub enum SandboxOp {
     Kill { id: String },
     /// Answers a list of [`ProcessInfo`](cy_tools::services::ProcessInfo).
     List {},
+    /// Several read-only operations, each with its own scope, done in one exchange (the
+    /// request's own `scope` stays absent). Answers a [`BatchReply`].
+    Batch { ops: Vec<SandboxRequest> },
 }
 
 impl SandboxOp {
@@ -127,8 +138,106 @@ impl SandboxOp {
             SandboxOp::WriteStdin { .. } => "write_stdin",
             SandboxOp::Kill { .. } => "kill",
             SandboxOp::List { .. } => "list",
+            SandboxOp::Batch { .. } => "batch",
         }
     }
+
+    /// Whether the operation may go in a [`SandboxOp::Batch`]: it only reads, and is done
+    /// soon, so answering it together with others neither repeats a change (a client whose
+    /// batch's answer is lost sends it again alone) nor holds up the others long.
+    pub fn is_batchable(&self) -> bool {
+        matches!(
+            self,
+            SandboxOp::Read { .. }
+                | SandboxOp::ReadRange { .. }
+                | SandboxOp::Stat { .. }
+                | SandboxOp::ListDir { .. }
+                | SandboxOp::Walk { .. }
+                | SandboxOp::Search { .. }
+        )
+    }
+
+    /// The most file data the operation's answer can carry, counted against a batch's
+    /// [`MAX_BATCH_READ_BYTES`]; a listing or a search counts as [`LISTING_BYTES`].
+    pub fn answer_budget(&self) -> usize {
+        match self {
+            SandboxOp::Read { max_len, .. } | SandboxOp::ReadRange { max_len, .. } => *max_len,
+            SandboxOp::ListDir { .. } | SandboxOp::Walk { .. } | SandboxOp::Search { .. } => {
+                LISTING_BYTES
+            }
+            _ => 0,
+        }
+    }
+}
+
+/// Most operations in one [`SandboxOp::Batch`].
+pub const MAX_BATCH_OPS: usize = 64;
+
+/// Most file data one [`SandboxOp::Batch`] may ask for in all (the sum of its operations'
+/// [`answer_budget`](SandboxOp::answer_budget)s): two of the largest ranged reads, so a
+/// batch's answer (base64, a third larger) stays well under the 16 MiB a client takes, and 16
+/// whole-file reads of a client's default 512 KiB first chunk fit in one.
+pub const MAX_BATCH_READ_BYTES: usize = 2 * MAX_RANGE_BYTES;
+
+/// What a listing, a walk or a search counts for in a batch's [`MAX_BATCH_READ_BYTES`]: its
+/// answer's size is not known beforehand.
+pub const LISTING_BYTES: usize = 256 * 1024;
+
+/// The answer to a [`SandboxOp::Batch`]: one result per operation, in the batch's order.
+///
+/// ```
+/// use cy_tools_remote::sandbox::wire::{BatchReply, BatchResult, SandboxOp, SandboxRequest};
+///
+/// let batch = SandboxRequest {
+///     scope: None,
+///     op: SandboxOp::Batch {
+///         ops: vec![
+///             SandboxRequest { scope: None, op: SandboxOp::Stat { path: "a.txt".into() } },
+///             SandboxRequest { scope: Some("kids/k-1".into()), op: SandboxOp::ListDir { path: ".".into() } },
+///         ],
+///     },
+/// };
+/// assert_eq!(
+///     serde_json::to_string(&batch).unwrap(),
+///     r#"{"op":{"kind":"batch","ops":[{"op":{"kind":"stat","path":"a.txt"}},{"scope":"kids/k-1","op":{"kind":"list_dir","path":"."}}]}}"#
+/// );
+/// assert!(!SandboxOp::Remove { path: "a.txt".into() }.is_batchable());
+///
+/// let reply: BatchReply = serde_json::from_str(
+///     r#"{"results":[{"ok":[]},{"error":"no file or folder `a.txt`","kind":"not_found"}]}"#,
+/// )
+/// .unwrap();
+/// assert_eq!(reply.results[0], BatchResult::Done { ok: serde_json::json!([]) });
+/// assert!(matches!(&reply.results[1], BatchResult::Refused { kind, status: None, .. } if kind == "not_found"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchReply {
+    /// Each operation's result.
+    pub results: Vec<BatchResult>,
+}
+
+/// One operation's result in a [`BatchReply`]: `{"ok": value}`, or the error the operation
+/// alone would have been answered with (`{"error", "kind"}`, and its `status` when that is not
+/// `422`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum BatchResult {
+    /// Done: the value the operation alone answers with `200`.
+    Done {
+        /// The value.
+        ok: serde_json::Value,
+    },
+    /// Refused.
+    Refused {
+        /// What went wrong and what to do about it.
+        error: String,
+        /// The [`ServiceErrorKind`] of the failure, in snake case.
+        kind: String,
+        /// The status the operation alone would have been answered with, when not `422`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status: Option<u16>,
+    },
 }
 
 /// A chunk of a file, and for a whole read the file's size.

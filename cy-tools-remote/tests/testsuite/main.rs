@@ -13,3 +13,4 @@ mod control_server_refusals;
 mod control_server_views;
 mod execute_code;
 mod remote_sandbox;
+mod remote_sandbox_batch;
