@@ -14,12 +14,12 @@
 //! `CY_MCP_SERVERS_REQUIRE` is set).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use cy_tools_test_support::mcp_servers::{fault_server, installed};
 use serde_json::json;
 
-use crate::mcp_python_client::python;
+use crate::mcp_python_client::{check, python};
 use crate::support::app::app;
 use crate::support::http_mcp::{HttpMcp, TOKEN};
 
@@ -46,17 +46,6 @@ pub(crate) fn gateway_spec(folder: &Path) -> Option<PathBuf> {
     let path = folder.join("gateway.json");
     std::fs::write(&path, spec.to_string()).unwrap();
     Some(path)
-}
-
-fn check(output: &Output, what: &str) {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    print!("{stdout}");
 }
 
 #[test]

@@ -9,26 +9,15 @@
 //! `CY_MCP_TIME_VENV`, as for `mcp_gateway`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use crate::mcp_gateway::gateway_spec;
-use crate::mcp_python_client::python;
+use crate::mcp_python_client::{check, python};
 use crate::support::app::app;
 use crate::support::http_mcp::{HttpMcp, TOKEN};
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/mcp_hundreds_check.py")
-}
-
-fn check(output: &Output, what: &str) {
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "{what} failed ({}):\n--- stdout\n{stdout}\n--- stderr\n{}",
-        output.status,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    print!("{stdout}");
 }
 
 #[test]

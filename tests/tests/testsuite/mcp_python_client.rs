@@ -55,7 +55,9 @@ fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/py/mcp_client_check.py")
 }
 
-fn check(output: &Output, what: &str) {
+/// Asserts that `output`, of the check script run for `what`, succeeded, showing what the
+/// script printed when it did not; then prints its stdout (the checks it passed).
+pub(crate) fn check(output: &Output, what: &str) {
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
