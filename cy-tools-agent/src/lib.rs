@@ -28,6 +28,7 @@
 #![cfg_attr(docsrs, feature(doc_auto_cfg))]
 
 mod anthropic;
+mod calls;
 mod config;
 mod error;
 mod events;
