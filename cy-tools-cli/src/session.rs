@@ -8,7 +8,6 @@ use cy_tools::SessionSpec;
 use cy_tools::approval::{Approval, ApprovalPolicy};
 use cy_tools::binding::LeftOut;
 use cy_tools::catalog::ResourceUpdates;
-use cy_tools::session::McpServerSpec;
 use cy_tools::{
     Session, SessionIdentity, ToolContext, ToolRegistry, Toolset,
     services::{CodeExecutor, Sandbox},
@@ -112,7 +111,7 @@ pub(super) struct Asked {
     pub(super) code_only: bool,
     /// The spec file's `mcp_servers`: what a new session is created with (a stored one keeps
     /// its own).
-    pub(super) mcp_servers: Vec<McpServerSpec>,
+    pub(super) mcp_servers: Vec<cy_tools::session::McpServerSpec>,
 }
 
 /// What `args` ask for (see [`Asked`]).
