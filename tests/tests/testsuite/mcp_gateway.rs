@@ -14,7 +14,7 @@
 //! `CY_MCP_SERVERS_REQUIRE` is set).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 
 use cy_tools_test_support::mcp_servers::{fault_server, installed};
 use serde_json::json;
@@ -59,17 +59,14 @@ fn the_official_client_reaches_upstream_servers_through_the_gateway_over_stdio()
     let Some(spec) = gateway_spec(specs.path()) else {
         return;
     };
-    let output = Command::new(python)
-        .arg(script())
-        .arg("stdio")
-        .arg(workspace.path())
-        .arg(app().get_program())
-        .args(["mcp", "--approve", "destructive", "--spec"])
-        .arg(&spec)
-        .arg("--root")
-        .arg(workspace.path())
-        .output()
-        .unwrap();
+    let output = over_stdio(
+        &python,
+        &script(),
+        &["stdio"],
+        workspace.path(),
+        &["mcp", "--approve", "destructive", "--spec"],
+        &spec,
+    );
     check(&output, "the gateway over stdio");
 }
 
@@ -105,6 +102,29 @@ fn the_official_client_reaches_upstream_servers_through_the_gateway_over_http() 
     check(&output, "the gateway over HTTP");
 }
 
+/// The output of the check `script` run in `modes` by `python` against `cy-tools mcp` over
+/// stdio: `mcp_args` (ending in `--spec`), then `spec`, in `workspace`.
+pub(crate) fn over_stdio(
+    python: &Path,
+    script: &Path,
+    modes: &[&str],
+    workspace: &Path,
+    mcp_args: &[&str],
+    spec: &Path,
+) -> Output {
+    Command::new(python)
+        .arg(script)
+        .args(modes)
+        .arg(workspace)
+        .arg(app().get_program())
+        .args(mcp_args)
+        .arg(spec)
+        .arg("--root")
+        .arg(workspace)
+        .output()
+        .unwrap()
+}
+
 /// A spec file naming `read_file` and the tests' fault server, whose `change` changes its tool
 /// list and says so.
 fn changing_spec(folder: &Path) -> PathBuf {
@@ -127,17 +147,14 @@ fn an_upstream_tool_list_change_reaches_the_gateways_clients_over_stdio() {
     };
     let (workspace, specs) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let spec = changing_spec(specs.path());
-    let output = Command::new(python)
-        .arg(script())
-        .args(["changes", "stdio"])
-        .arg(workspace.path())
-        .arg(app().get_program())
-        .args(["mcp", "--spec"])
-        .arg(&spec)
-        .arg("--root")
-        .arg(workspace.path())
-        .output()
-        .unwrap();
+    let output = over_stdio(
+        &python,
+        &script(),
+        &["changes", "stdio"],
+        workspace.path(),
+        &["mcp", "--spec"],
+        &spec,
+    );
     check(&output, "tool list changes over stdio");
 }
 

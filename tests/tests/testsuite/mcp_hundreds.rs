@@ -11,9 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::mcp_gateway::gateway_spec;
+use crate::mcp_gateway::{gateway_spec, over_stdio};
 use crate::mcp_python_client::{check, python};
-use crate::support::app::app;
 use crate::support::http_mcp::{HttpMcp, TOKEN};
 
 fn script() -> PathBuf {
@@ -31,12 +30,12 @@ fn the_official_client_searches_tools_and_calls_what_it_found_over_stdio() {
     let Some(spec) = gateway_spec(specs.path()) else {
         return;
     };
-    let output = Command::new(python)
-        .arg(script())
-        .args(["search", "stdio"])
-        .arg(workspace.path())
-        .arg(app().get_program())
-        .args([
+    let output = over_stdio(
+        &python,
+        &script(),
+        &["search", "stdio"],
+        workspace.path(),
+        &[
             "mcp",
             "--tool-search",
             "--always",
@@ -44,12 +43,9 @@ fn the_official_client_searches_tools_and_calls_what_it_found_over_stdio() {
             "--approve",
             "none",
             "--spec",
-        ])
-        .arg(&spec)
-        .arg("--root")
-        .arg(workspace.path())
-        .output()
-        .unwrap();
+        ],
+        &spec,
+    );
     check(&output, "tool search over stdio");
 }
 
@@ -99,16 +95,13 @@ fn the_official_client_is_listed_execute_code_alone_in_code_only_mode() {
     let Some(spec) = gateway_spec(specs.path()) else {
         return;
     };
-    let output = Command::new(python)
-        .arg(script())
-        .args(["code-only", "stdio"])
-        .arg(workspace.path())
-        .arg(app().get_program())
-        .args(["mcp", "--code-only", "--approve", "none", "--spec"])
-        .arg(&spec)
-        .arg("--root")
-        .arg(workspace.path())
-        .output()
-        .unwrap();
+    let output = over_stdio(
+        &python,
+        &script(),
+        &["code-only", "stdio"],
+        workspace.path(),
+        &["mcp", "--code-only", "--approve", "none", "--spec"],
+        &spec,
+    );
     check(&output, "code-only over stdio");
 }
