@@ -11,17 +11,11 @@
 //! on both. Needs `CY_MCP_SERVERS` (the reference servers' `node_modules`, which
 //! `scripts/bench-gateway` installs).
 
-use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::Arc;
 use std::time::Instant;
 
-use cy_tools::session::McpServerSpec;
-use cy_tools::{Session, SessionIdentity, ToolContext, Toolset};
-use cy_tools_bench::paired;
+use cy_tools_bench::{everything, paired};
 use cy_tools_builtin::mcp::McpServer;
-use cy_tools_mcp_client::McpServers;
-use cy_tools_sandbox::LocalSandbox;
 use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
 use serde_json::json;
@@ -30,39 +24,18 @@ const ROUNDS: usize = 11;
 const CALLS_PER_ROUND: usize = 300;
 
 fn main() {
-    let modules = PathBuf::from(std::env::var_os("CY_MCP_SERVERS").expect(
-        "CY_MCP_SERVERS: the reference servers' node_modules (scripts/bench-gateway installs them)",
-    ));
+    let modules = everything::modules("scripts/bench-gateway");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    let script = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
-    let workspace =
-        std::env::temp_dir().join(format!("cy-bench-gateway-{}", std::process::id()));
-    std::fs::create_dir_all(&workspace).unwrap();
+    let script = everything::script(&modules);
+    let workspace = std::env::temp_dir().join(format!("cy-bench-gateway-{}", std::process::id()));
 
     // The gateway: a session whose tools are the server's, confined in its sandbox, served by
     // cy-tools' MCP server on one end of a socket pair.
-    let view = LocalSandbox::new(&workspace).unwrap().env();
-    let spec = McpServerSpec {
-        name: "everything".into(),
-        command: "node".into(),
-        args: vec![script.to_string_lossy().into_owned(), "stdio".into()],
-        read_only: vec![modules.to_string_lossy().into_owned()],
-        ..McpServerSpec::default()
-    };
-    let servers = runtime.block_on(McpServers::start(&[spec], &view)).unwrap();
-    let context = Arc::new(
-        ToolContext::new(SessionIdentity::root("bench", "acme"))
-            .with_env(Arc::new(view))
-            .with_state(servers.clone()),
-    );
-    let session = Session::new(
-        Arc::clone(&context),
-        Toolset::new(servers.bind(&context, &[]).unwrap()),
-    );
+    let session = everything::session(&runtime, &modules, &workspace);
     let gateway = McpServer::for_session(session).unwrap();
     let (near, far) = {
         let _entered = runtime.enter();
@@ -73,9 +46,7 @@ fn main() {
         let _ = cy_tools_builtin::mcp::serve(gateway, far_read, far_write).await;
     });
     let (near_read, near_write) = near.into_split();
-    let through = runtime
-        .block_on(().serve((near_read, near_write)))
-        .unwrap();
+    let through = runtime.block_on(().serve((near_read, near_write))).unwrap();
     let through_peer = through.peer().clone();
 
     // The same client, the same server started plainly.

@@ -12,12 +12,10 @@
 
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::sync::Arc;
 use std::time::Instant;
 
 use cy_tools::session::McpServerSpec;
-use cy_tools::{Session, SessionIdentity, ToolContext, Toolset};
-use cy_tools_bench::paired;
+use cy_tools_bench::{everything, paired};
 use cy_tools_mcp_client::McpServers;
 use cy_tools_sandbox::LocalSandbox;
 use rmcp::ServiceExt as _;
@@ -27,39 +25,18 @@ use serde_json::json;
 const ROUNDS: usize = 11;
 
 fn main() {
-    let modules = PathBuf::from(
-        std::env::var_os("CY_MCP_SERVERS")
-            .expect("CY_MCP_SERVERS: the reference servers' node_modules (scripts/bench-mcp-client installs them)"),
-    );
+    let modules = everything::modules("scripts/bench-mcp-client");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    let script = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
+    let script = everything::script(&modules);
     let workspace =
         std::env::temp_dir().join(format!("cy-bench-mcp-client-{}", std::process::id()));
-    std::fs::create_dir_all(&workspace).unwrap();
 
     // Ours: the server confined in the session's sandbox, its `echo` a session tool.
-    let view = LocalSandbox::new(&workspace).unwrap().env();
-    let spec = McpServerSpec {
-        name: "everything".into(),
-        command: "node".into(),
-        args: vec![script.to_string_lossy().into_owned(), "stdio".into()],
-        read_only: vec![modules.to_string_lossy().into_owned()],
-        ..McpServerSpec::default()
-    };
-    let servers = runtime.block_on(McpServers::start(&[spec], &view)).unwrap();
-    let context = Arc::new(
-        ToolContext::new(SessionIdentity::root("bench", "acme"))
-            .with_env(Arc::new(view))
-            .with_state(servers.clone()),
-    );
-    let session = Session::new(
-        Arc::clone(&context),
-        Toolset::new(servers.bind(&context, &[]).unwrap()),
-    );
+    let session = everything::session(&runtime, &modules, &workspace);
 
     // rmcp's client, the same server started plainly.
     let entered = runtime.enter();

@@ -6,6 +6,7 @@
 //!   `#[tool_router]`.
 //! * [`paired`]: two closures timed in alternating rounds, for ratios that a change of load
 //!   between criterion's sequential measurements would skew.
+//! * [`everything`]: the reference `server-everything` as a session's MCP server.
 //! * [`generated`]: toolsets of 1 to 1,000 tools generated at run time, with small or large
 //!   schemas, for the scaling measurements.
 //!
@@ -20,6 +21,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod everything;
 pub mod generated;
 pub mod ours;
 #[path = "../../cy-tools/benches/support/paired.rs"]
