@@ -23,6 +23,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use super::authorization_scan::AuthorizationScan;
 use super::connection_cap::{Admission, Admitted, ConnectionCap, Place, Standing};
+use super::standing_timer::StandingTimer;
 
 /// How long the loop waits after an accept error before trying again: long enough not to spin
 /// on a condition that lasts (no file descriptors left), short enough to go unnoticed.
@@ -76,8 +77,16 @@ where
     let mut evictions = Throttled::default();
     let mut refusals = Throttled::default();
     let mut failures = Throttled::default();
+    // Keeps the header timer of each request from waking the runtime's driver (see its
+    // module); polled here, so it lives exactly as long as the server.
+    let mut standing = StandingTimer::new(header_timeout);
     loop {
-        let (stream, peer) = match listener.accept().await {
+        let accepted = tokio::select! {
+            biased;
+            accepted = listener.accept() => accepted,
+            () = standing.fired() => continue,
+        };
+        let (stream, peer) = match accepted {
             Ok(accepted) => accepted,
             Err(err) => {
                 accept_failed(&err, &cap, &mut failures).await;

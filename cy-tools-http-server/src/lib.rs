@@ -14,6 +14,7 @@ mod accept;
 mod authorization_scan;
 mod bearer;
 mod connection_cap;
+mod standing_timer;
 
 pub use accept::{Listening, accept_loop};
 pub use bearer::bearer_matches;
