@@ -47,7 +47,8 @@ pub struct Listening {
 /// Accept errors do not end it: a connection that failed before it was accepted is skipped,
 /// and anything else (such as running out of file descriptors) is logged and retried after
 /// a short backoff (100 ms), having first closed the oldest unauthenticated connection if file
-/// descriptors are what ran out.
+/// descriptors are what ran out. While it runs it keeps one standing timer, so the header
+/// timer of each request does not wake the runtime's driver thread.
 ///
 /// # Errors
 /// None in practice: the loop runs until the future is dropped; the `io::Result` leaves room
