@@ -79,6 +79,7 @@ mod catalog;
 mod convert;
 mod error;
 mod fronted;
+mod handler;
 #[cfg(unix)]
 mod hangup;
 #[cfg(feature = "http")]
