@@ -60,7 +60,7 @@ fn session_context() -> ToolContext {
 fn our_toolset() -> Toolset {
     let registry = ours::registry();
     let names = registry.names();
-    let tools = registry.build(&names, &session_context());
+    let tools = registry.build(&names, session_context());
     assert_eq!(tools.len(), 16);
     tools
 }

@@ -110,7 +110,7 @@ fn generated_registry(
         let definitions: Vec<&'static dyn Definition> = generated::definitions(count, size);
         let (registry, names) = generated::registry(&definitions);
         // The first bind generates, canonicalizes and compiles each schema.
-        let warm = registry.build(&names, &generated::session_context(0));
+        let warm = registry.build(&names, generated::session_context(0));
         assert_eq!(warm.len(), count);
         let schema_bytes: usize = warm
             .iter()
@@ -226,7 +226,7 @@ fn main() {
     let peer_registry = ours::registry();
     let peer_names = peer_registry.names();
     // The first bind generates the 16 schemas, once per process: not a session's cost.
-    drop(peer_registry.build(&peer_names, &generated::session_context(0)));
+    drop(peer_registry.build(&peer_names, generated::session_context(0)));
     let ours_16 = per_session(&peer_registry, &peer_names, 1000);
     drop(RmcpTools::new()); // fills rmcp's per-thread schema caches
     let mut servers: Vec<RmcpTools> = Vec::with_capacity(1000);
