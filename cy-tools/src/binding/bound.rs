@@ -14,10 +14,11 @@ use tokio_util::sync::CancellationToken;
 use super::context::{BoundContext, IntoSharedContext, SessionIdentity, ToolContext};
 use super::error::BindError;
 use super::name::ToolName;
+use super::resolved::{Resolved, check_context};
 use crate::approval::hook::ApprovalStep;
 use crate::call::hook::{self, chain};
 use crate::call::{CallHooks, CallInfo, ProgressGate, ToolCall, ToolResult, args};
-use crate::capability::{Capabilities, check_provided};
+use crate::capability::Capabilities;
 use crate::definition::{Definition, OutputSchema, Schema, ToolAnnotations};
 
 /// A tool bound to one session's context: what a model loop or an MCP server calls.
@@ -75,36 +76,9 @@ pub fn bind_tool(
     )
 }
 
-/// The one check of a context against a definition: every declared capability, then every
-/// declared state type.
-fn check_context(
-    name: &str,
-    definition: &dyn Definition,
-    context: &ToolContext,
-) -> Result<(), BindError> {
-    check_provided(name, definition.capabilities(), context)?;
-    let missing: Vec<_> = definition
-        .states()
-        .iter()
-        .filter(|ty| !context.has_state(**ty))
-        .copied()
-        .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    Err(BindError::MissingState {
-        tool: name.to_string(),
-        missing,
-        session: context.session().session_id.clone(),
-    })
-}
-
 impl BoundTool {
     /// Binds `definition` under `name` to a shared context: how a registry binds, one context
     /// allocation serving a whole toolset.
-    // Inlined into the registry's loop, so the tool can be made where it is kept: a profile of
-    // binding put a fifth of its samples on copying a returned tool out of its result.
-    #[inline]
     pub(crate) fn bind_as(
         name: ToolName,
         definition: &'static dyn Definition,
@@ -119,6 +93,26 @@ impl BoundTool {
             timeout: definition.timeout(),
             description: None,
         })
+    }
+
+    /// A tool of `definition` under `name`, from what its registry entry read of it, for a
+    /// context [`Resolved::fits`] accepted: how a registry binds, with no call into the
+    /// definition and nothing to check.
+    #[inline]
+    pub(crate) fn from_resolved(
+        name: ToolName,
+        definition: &'static dyn Definition,
+        resolved: &Resolved,
+        context: &Arc<ToolContext>,
+    ) -> BoundTool {
+        BoundTool {
+            name,
+            definition,
+            schema: resolved.schema,
+            context: Arc::clone(context),
+            timeout: resolved.timeout,
+            description: None,
+        }
     }
 
     /// The same definition under the same name, bound to `context` instead (a session whose

@@ -13,6 +13,7 @@ mod error;
 pub(crate) mod name;
 pub(crate) mod registry;
 mod report;
+mod resolved;
 pub(crate) mod toolset;
 
 // At the root: `BoundTool`, `SessionIdentity`, `ToolContext`, `ToolRegistry`, `Toolset`.

@@ -46,7 +46,7 @@ fn noop<'a>(_: Value, _: Ctx<'a>, _: CallInfo<'a>) -> BoxFuture<'a, ToolResult> 
     Box::pin(async { ToolResult::text("ran") })
 }
 
-static BROKEN: RawToolDefinition =
+pub(crate) static BROKEN: RawToolDefinition =
     RawToolDefinition::new("broken", "Broken schema.", not_an_object, noop);
 
 fn bad_keyword() -> Value {

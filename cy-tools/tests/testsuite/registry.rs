@@ -6,7 +6,7 @@ use crate::support::*;
 use cy_tools::__private::inventory;
 use cy_tools::{
     ToolRegistry,
-    binding::{BindError, RegistryError, ToolRegistration},
+    binding::{BindError, LeftOut, RegistryError, ToolRegistration},
 };
 use serde_json::json;
 
@@ -81,6 +81,52 @@ fn a_root_session_gets_the_messaging_tool_a_subagent_does_not() {
         registry.build(&["say", "read_text"], &child).names(),
         ["read_text"]
     );
+}
+
+/// A registry reads what binding needs of a definition once, at its first bind; every
+/// session's context is still checked against it, in any order.
+#[test]
+fn each_build_checks_its_own_context_against_what_the_first_read() {
+    let registry = ToolRegistry::linked().unwrap().on_unavailable(|_, _| {});
+    let (root, _, _) = full_session("root");
+    let child = session("child").with_env(Arc::new(cy_tools::memory::MemorySandbox::new()));
+    for (ctx, expected) in [
+        (&child, &["read_text"][..]),
+        (&root, &["say", "read_text"][..]),
+        (&child, &["read_text"][..]),
+        (&root, &["say", "read_text"][..]),
+    ] {
+        assert_eq!(registry.build(&["say", "read_text"], ctx).names(), expected);
+    }
+    let report = registry.try_build(&["say"], &child).unwrap_err();
+    let LeftOut::Unavailable(err) = &report.left_out[0].1 else {
+        panic!("left out for another reason: {:?}", report.left_out);
+    };
+    assert_eq!(
+        err.to_string(),
+        "tool `say` needs capability `chat`, which session `child` does not provide; give the session's context that service, or leave the tool out of this session"
+    );
+}
+
+/// A schema that is no tool schema is not remembered as one: every build says so.
+#[test]
+fn an_invalid_schema_is_reported_by_every_build() {
+    let mut registry = ToolRegistry::new();
+    registry
+        .register("broken", &crate::raw_tools::BROKEN)
+        .unwrap();
+    for _ in 0..2 {
+        let report = registry.try_build(&["broken"], &session("s")).unwrap_err();
+        assert!(report.tools.is_empty());
+        assert!(
+            matches!(
+                report.left_out[0].1,
+                LeftOut::Unavailable(BindError::InvalidSchema { .. })
+            ),
+            "{:?}",
+            report.left_out
+        );
+    }
 }
 
 #[test]
