@@ -15,6 +15,7 @@ use super::context::{BoundContext, IntoSharedContext, SessionIdentity, ToolConte
 use super::error::BindError;
 use super::name::ToolName;
 use super::resolved::{Resolved, check_context};
+use crate::approval::ApprovalPolicy;
 use crate::approval::hook::ApprovalStep;
 use crate::call::hook::{self, chain};
 use crate::call::{CallHooks, CallInfo, ProgressGate, ToolCall, ToolResult, args};
@@ -205,7 +206,11 @@ impl BoundTool {
     /// Whether a call of this tool asks for a person's approval before it runs, under its
     /// session's [approval policy](crate::approval::ApprovalPolicy) and its annotations.
     pub fn needs_approval(&self) -> bool {
-        self.context.approval().policy.needs(self.annotations())
+        // Every call asks this: under no policy, the annotations are not read at all.
+        match self.context.approval().policy {
+            ApprovalPolicy::None => false,
+            policy => policy.needs(self.annotations()),
+        }
     }
 
     /// Brings `arguments` to the form the call runs with (an object, whichever payload form
