@@ -12,6 +12,7 @@ use tokio_util::either::Either;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{BoundContext, IntoSharedContext, SessionIdentity, ToolContext};
+use super::custom::Custom;
 use super::error::BindError;
 use super::name::ToolName;
 use super::resolved::{Resolved, check_context};
@@ -37,9 +38,9 @@ pub struct BoundTool {
     definition: &'static dyn Definition,
     schema: &'static Schema,
     context: Arc<ToolContext>,
-    timeout: Option<Duration>,
-    /// This binding's own description, when the session says more than the definition does.
-    description: Option<Arc<str>>,
+    /// What this binding says differently from the definition (its timeout, its
+    /// description), when anything: a session's tools are 64 bytes each without it.
+    custom: Option<Arc<Custom>>,
 }
 
 /// Binds one context-free definition to a session's context (a session's whole toolset comes
@@ -91,8 +92,7 @@ impl BoundTool {
             schema: definition.schema()?,
             definition,
             context: Arc::clone(context),
-            timeout: definition.timeout(),
-            description: None,
+            custom: None,
         })
     }
 
@@ -111,8 +111,7 @@ impl BoundTool {
             definition,
             schema: resolved.schema,
             context: Arc::clone(context),
-            timeout: resolved.timeout,
-            description: None,
+            custom: None,
         }
     }
 
@@ -120,7 +119,7 @@ impl BoundTool {
     /// settings changed).
     pub(crate) fn rebind(&self, context: &Arc<ToolContext>) -> Result<BoundTool, BindError> {
         BoundTool::bind_as(self.name.clone(), self.definition, context)
-            .map(|tool| tool.with_timeout(self.timeout))
+            .map(|tool| tool.with_timeout(self.timeout()))
     }
 
     /// The name the model calls the tool by.
@@ -131,8 +130,9 @@ impl BoundTool {
     /// What the tool does, for the model: the definition's description, unless this binding
     /// was given its own ([`with_description`](Self::with_description)).
     pub fn description(&self) -> &str {
-        self.description
-            .as_deref()
+        self.custom
+            .as_ref()
+            .and_then(|c| c.description.as_deref())
             .unwrap_or_else(|| self.definition.description())
     }
 
@@ -152,7 +152,8 @@ impl BoundTool {
     /// ```
     #[must_use]
     pub fn with_description(mut self, description: impl Into<Arc<str>>) -> Self {
-        self.description = Some(description.into());
+        let description = description.into();
+        self.custom = Custom::changed(self.custom.as_ref(), |c| c.description = Some(description));
         self
     }
 
@@ -188,13 +189,18 @@ impl BoundTool {
 
     /// The timeout each call runs under, if any.
     pub fn timeout(&self) -> Option<Duration> {
-        self.timeout
+        match self.custom.as_ref().and_then(|c| c.timeout) {
+            Some(own) => own,
+            None => self.definition.timeout(),
+        }
     }
 
     /// The same tool with another timeout (`None`: no limit) for this binding only.
     #[must_use]
     pub fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
-        self.timeout = timeout;
+        // The definition's own timeout is no setting of this binding's.
+        let own = (timeout != self.definition.timeout()).then_some(timeout);
+        self.custom = Custom::changed(self.custom.as_ref(), |c| c.timeout = own);
         self
     }
 
@@ -364,7 +370,9 @@ impl BoundTool {
             // path (result, timeout, cancellation, the caller dropping it), so work the body started
             // outside its future stops too. Without one, the caller's token is all that can end the
             // call early, so the body gets that: no per-call allocation and no extra locking.
-            let own_token = self.timeout.map(|_| CancellationToken::new());
+            // Read once; not kept past the start, so not in the call's future.
+            let timeout = self.timeout();
+            let own_token = timeout.map(|_| CancellationToken::new());
             let _stop_on_exit = own_token.as_ref().map(|t| t.clone().drop_guard());
             // Boxed: only a call somebody listens to carries a gate.
             let progress = hooks
@@ -397,9 +405,7 @@ impl BoundTool {
             };
             let mut cancelled_signal = pin!(cancel.cancelled());
             // Boxed so a call without a timeout does not carry a timer entry in its future.
-            let mut deadline = self
-                .timeout
-                .map(|after| Box::pin(tokio::time::sleep(after)));
+            let mut deadline = timeout.map(|after| Box::pin(tokio::time::sleep(after)));
             let result = poll_fn(|cx| {
                 match catch_unwind(AssertUnwindSafe(|| body.as_mut().poll(cx))) {
                     // A body may see the cancellation and finish within one poll when another
@@ -418,7 +424,7 @@ impl BoundTool {
                 if let Some(sleep) = deadline.as_mut()
                     && sleep.as_mut().poll(cx).is_ready()
                 {
-                    return Poll::Ready(timed_out(name, self.timeout.unwrap_or_default()));
+                    return Poll::Ready(timed_out(name, self.timeout().unwrap_or_default()));
                 }
                 Poll::Pending
             })
@@ -462,7 +468,7 @@ impl std::fmt::Debug for BoundTool {
             .field("name", &self.name)
             .field("session", &self.context.session().session_id)
             .field("capabilities", &self.capabilities().to_string())
-            .field("timeout", &self.timeout)
+            .field("timeout", &self.timeout())
             .finish()
     }
 }

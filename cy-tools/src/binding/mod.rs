@@ -9,6 +9,7 @@
 
 pub(crate) mod bound;
 pub(crate) mod context;
+mod custom;
 mod error;
 pub(crate) mod name;
 pub(crate) mod registry;

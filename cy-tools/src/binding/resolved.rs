@@ -1,11 +1,10 @@
 //! What binding reads of a definition, and the one check of a context against it.
 //!
 //! A registry binds the same definitions again for every session. What it needs of each
-//! (schema, capabilities, state types, timeout) is fixed for the process, so it reads them once
-//! per registry entry instead of through four virtual calls per tool per session.
+//! (schema, capabilities, state types) is fixed for the process, so it reads them once
+//! per registry entry instead of through three virtual calls per tool per session.
 
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use super::context::ToolContext;
 use super::error::BindError;
@@ -18,7 +17,6 @@ pub(crate) struct Resolved {
     pub(crate) schema: &'static Schema,
     pub(crate) capabilities: Capabilities,
     pub(crate) states: &'static [StateType],
-    pub(crate) timeout: Option<Duration>,
 }
 
 impl Resolved {
@@ -45,7 +43,6 @@ pub(crate) fn resolve<'a>(
         schema: definition.schema()?,
         capabilities: definition.capabilities(),
         states: definition.states(),
-        timeout: definition.timeout(),
     };
     Ok(cell.get_or_init(|| resolved))
 }

@@ -139,3 +139,38 @@ async fn ten_concurrent_sessions_each_see_only_their_own_context() {
         );
     }
 }
+
+/// A binding's own timeout and description are each its own, kept through the other's change,
+/// and setting the definition's own timeout leaves the binding as bound.
+#[test]
+fn a_bindings_own_timeout_and_description_are_kept_apart() {
+    use std::time::Duration;
+    let tool = bind_tool(&SLEEPY, session("s")).unwrap();
+    assert_eq!(tool.timeout(), Some(Duration::from_millis(50)));
+    assert_eq!(tool.description(), "Sleeps an hour.");
+    let described = tool.clone().with_description("Sleeps; here, briefly.");
+    let both = described.clone().with_timeout(Some(Duration::from_secs(2)));
+    assert_eq!(both.description(), "Sleeps; here, briefly.");
+    assert_eq!(both.timeout(), Some(Duration::from_secs(2)));
+    let lifted = both.clone().with_timeout(None);
+    assert_eq!(lifted.timeout(), None);
+    assert_eq!(lifted.description(), "Sleeps; here, briefly.");
+    let back = lifted.with_timeout(Some(Duration::from_millis(50)));
+    assert_eq!(back.timeout(), Some(Duration::from_millis(50)));
+    assert_eq!(back.description(), "Sleeps; here, briefly.");
+    // The original binding is untouched by its clones' settings.
+    assert_eq!(tool.timeout(), Some(Duration::from_millis(50)));
+    assert_eq!(tool.description(), "Sleeps an hour.");
+    assert_eq!(described.timeout(), Some(Duration::from_millis(50)));
+}
+
+/// Every session keeps one of these per tool: the heap a session takes (at most a fifth of a
+/// cloned rmcp router's, `bench/benches/session_memory.rs`) is mostly them.
+#[test]
+fn a_bound_tool_is_at_most_64_bytes() {
+    assert!(
+        std::mem::size_of::<cy_tools::BoundTool>() <= 64,
+        "BoundTool is {} bytes",
+        std::mem::size_of::<cy_tools::BoundTool>()
+    );
+}
