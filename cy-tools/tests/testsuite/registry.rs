@@ -116,7 +116,7 @@ fn an_invalid_schema_is_reported_by_every_build() {
         .register("broken", &crate::raw_tools::BROKEN)
         .unwrap();
     for _ in 0..2 {
-        let report = registry.try_build(&["broken"], &session("s")).unwrap_err();
+        let report = registry.try_build(&["broken"], session("s")).unwrap_err();
         assert!(report.tools.is_empty());
         assert!(
             matches!(
