@@ -24,6 +24,10 @@ use crate::state::StateType;
 /// bound tool wraps every call with the shared contract (argument payload forms, unknown
 /// fields, timeout, cancellation, panics).
 ///
+/// Its schema, capabilities and state types are fixed for the process: a
+/// [`ToolRegistry`](crate::ToolRegistry) reads them at the definition's first bind and binds
+/// every later session from what it read.
+///
 /// ```
 /// use cy_tools::definition::Definition;
 /// use cy_tools::prelude::*;
