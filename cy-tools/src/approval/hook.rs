@@ -82,7 +82,7 @@ impl CallHook for ApprovalHook {
                     // are, not wrapped as a hook's refusal.
                     Verdict::Refuse(result) => Before::Answer(result),
                     Verdict::Cancelled => {
-                        Before::Answer(crate::binding::bound::cancelled(call.tool))
+                        Before::Answer(crate::binding::ending::cancelled(call.tool))
                     }
                 },
             )

@@ -10,6 +10,7 @@
 pub(crate) mod bound;
 pub(crate) mod context;
 mod custom;
+pub(crate) mod ending;
 mod error;
 pub(crate) mod name;
 pub(crate) mod registry;
@@ -20,9 +21,9 @@ pub(crate) mod toolset;
 // At the root: `BoundTool`, `SessionIdentity`, `ToolContext`, `ToolRegistry`, `Toolset`.
 pub(crate) use bound::BoundTool;
 pub use bound::bind_tool;
-pub(crate) use bound::format_duration;
 pub use context::{BoundContext, IntoSharedContext};
 pub(crate) use context::{SessionIdentity, ToolContext};
+pub(crate) use ending::format_duration;
 pub use error::{BindError, RegistryError};
 pub use registry::ToolRegistration;
 pub(crate) use registry::ToolRegistry;

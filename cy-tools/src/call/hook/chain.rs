@@ -283,6 +283,6 @@ async fn bounded_by<T>(
 fn timed_out(tool: &str, hook: &str, after: Duration, what: &str) -> ToolResult {
     ToolResult::error(format!(
         "`{tool}` {what}: hook `{hook}` did not decide within {}; the host's hook is too slow or stuck",
-        crate::binding::bound::format_duration(after)
+        crate::binding::format_duration(after)
     ))
 }
