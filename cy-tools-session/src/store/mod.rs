@@ -17,6 +17,7 @@ mod nonces;
 #[cfg(feature = "postgres")]
 mod postgres;
 mod sqlite;
+mod sqlite_schema;
 
 pub use location::StoreLocation;
 #[cfg(feature = "postgres")]
