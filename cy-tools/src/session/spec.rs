@@ -3,12 +3,11 @@
 use serde::de::{DeserializeSeed, Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 
+use super::execution::{ExecutorSpec, WorkspaceHost};
 use super::mcp_server::McpServerSpec;
 use super::subagent::SubagentProfile;
-use crate::BoxFuture;
 use crate::approval::ApprovalPolicy;
 use crate::binding::SessionIdentity;
-use crate::services::ServiceError;
 
 /// Everything needed to rebuild a session in any process that has the registry: who it is,
 /// where it works, which tools it has (by name), how its code runs, whether it has a chat,
@@ -427,104 +426,6 @@ impl SessionSpec {
     pub fn can_delegate(&self) -> bool {
         !self.subagents.is_empty() && self.identity.depth < self.max_depth
     }
-}
-
-/// How a session's `execute_code` runs code.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ExecutorSpec {
-    /// In the session's own sandbox, with a command line in which `{file}` stands for the
-    /// script's path.
-    Local {
-        /// The command, such as `python3 {file}`; `{python}` stands for the host's Python
-        /// runner (`uv run --script` where `uv` is installed, so a script's inline
-        /// dependencies are installed; else `python3`).
-        command: String,
-    },
-    /// On a control server, which keeps a workspace for the session.
-    Remote {
-        /// The server's address, `http://host:port`.
-        url: String,
-        /// The name of the environment variable that holds the bearer token (never the token).
-        token_var: String,
-    },
-}
-
-impl Default for ExecutorSpec {
-    fn default() -> Self {
-        ExecutorSpec::Local {
-            // The builtin executor's `DEFAULT_COMMAND`.
-            command: "{python} {file}".to_string(),
-        }
-    }
-}
-
-/// A session's workspace on an execution host (a control server): the server, the token's
-/// variable, the workspace's name there and, for a child, its folder inside that workspace.
-///
-/// The workspace named `name` is the folder where the server also runs the code of a remote
-/// executor for session id `name`, so a session with both has one workspace.
-///
-/// ```
-/// use cy_tools::{SessionSpec, session::WorkspaceHost};
-///
-/// let host = WorkspaceHost::new("http://10.0.0.7:8700", "CY_CONTROL_TOKEN", "s-1");
-/// let spec = SessionSpec::root("s-1", "acme", "/workspace").with_workspace_host(host.clone());
-/// let json = serde_json::to_string(&spec).unwrap();
-/// assert!(json.contains(r#""workspace_host":{"url":"http://10.0.0.7:8700","token_var":"CY_CONTROL_TOKEN","name":"s-1"}"#));
-/// assert_eq!(serde_json::from_str::<SessionSpec>(&json).unwrap().workspace_host, Some(host));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WorkspaceHost {
-    /// The control server's address, `http://host:port`.
-    pub url: String,
-    /// The name of the environment variable that holds the bearer token (never the token).
-    pub token_var: String,
-    /// The workspace's name on the server: its folder under the server's root.
-    pub name: String,
-    /// A child's folder inside the workspace (`subagents/researcher-1`); absent, the whole
-    /// workspace.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub folder: Option<String>,
-}
-
-impl WorkspaceHost {
-    /// The whole workspace `name` on the server at `url`, with the token in `token_var`.
-    pub fn new(
-        url: impl Into<String>,
-        token_var: impl Into<String>,
-        name: impl Into<String>,
-    ) -> Self {
-        WorkspaceHost {
-            url: url.into(),
-            token_var: token_var.into(),
-            name: name.into(),
-            folder: None,
-        }
-    }
-}
-
-/// Where session specs are kept, so a session can be resumed by id in another process.
-pub trait SpecStore: Send + Sync {
-    /// Stores a new spec.
-    ///
-    /// # Errors
-    /// [`InvalidInput`](crate::services::ServiceErrorKind::InvalidInput) when a spec with the same id is
-    /// already stored (specs are never overwritten), or the store's own failure.
-    fn insert_spec<'a>(&'a self, spec: &'a SessionSpec) -> BoxFuture<'a, Result<(), ServiceError>>;
-
-    /// The spec stored under `session_id`, if any.
-    fn load_spec<'a>(
-        &'a self,
-        session_id: &'a str,
-    ) -> BoxFuture<'a, Result<Option<SessionSpec>, ServiceError>>;
-
-    /// Ids of the stored children of `parent_id`, oldest first.
-    fn children<'a>(
-        &'a self,
-        parent_id: &'a str,
-    ) -> BoxFuture<'a, Result<Vec<String>, ServiceError>>;
 }
 
 #[cfg(test)]
