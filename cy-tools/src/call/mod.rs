@@ -23,6 +23,7 @@ mod progress;
 pub(crate) mod result;
 pub(crate) mod returned;
 mod taking;
+mod taking_access;
 #[cfg(test)]
 mod taking_differential;
 pub(crate) mod trace;
