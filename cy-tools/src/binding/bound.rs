@@ -16,7 +16,7 @@ use super::custom::Custom;
 use super::ending::{cancelled, panicked, timed_out};
 use super::error::BindError;
 use super::name::ToolName;
-use super::resolved::{Resolved, check_context};
+use super::resolved::check_context;
 use crate::approval::ApprovalPolicy;
 use crate::approval::hook::ApprovalStep;
 use crate::call::hook::{self, chain};
@@ -80,37 +80,36 @@ pub fn bind_tool(
 }
 
 impl BoundTool {
-    /// Binds `definition` under `name` to a shared context: how a registry binds, one context
-    /// allocation serving a whole toolset.
+    /// Binds `definition` under `name` to a shared context, checking the context against it:
+    /// [`bind_tool`], a rebinding, and a registry's tool whose context lacks something (the
+    /// error names what).
     pub(crate) fn bind_as(
         name: ToolName,
         definition: &'static dyn Definition,
         context: &Arc<ToolContext>,
     ) -> Result<BoundTool, BindError> {
         check_context(&name, definition, context)?;
-        Ok(BoundTool {
+        Ok(BoundTool::checked(
             name,
-            schema: definition.schema()?,
             definition,
-            context: Arc::clone(context),
-            custom: None,
-        })
+            definition.schema()?,
+            context,
+        ))
     }
 
-    /// A tool of `definition` under `name`, from what its registry entry read of it, for a
-    /// context [`Resolved::fits`] accepted: how a registry binds, with no call into the
-    /// definition and nothing to check.
+    /// A tool of `definition` under `name` with `schema`, for a context already checked
+    /// against it (by [`check_context`], or by a registry with [`Resolved::fits`](super::resolved::Resolved::fits)).
     #[inline]
-    pub(crate) fn from_resolved(
+    pub(crate) fn checked(
         name: ToolName,
         definition: &'static dyn Definition,
-        resolved: &Resolved,
+        schema: &'static Schema,
         context: &Arc<ToolContext>,
     ) -> BoundTool {
         BoundTool {
             name,
             definition,
-            schema: resolved.schema,
+            schema,
             context: Arc::clone(context),
             custom: None,
         }

@@ -347,14 +347,12 @@ impl ToolRegistry {
             // The tool is made where it is kept: returned through a `Result`, it was copied
             // out of it with a store-forwarding stall a profile put at a tenth of binding.
             match resolve(&entry.resolved, entry.definition) {
-                Ok(resolved) if resolved.fits(provides, context) => {
-                    tools.push(BoundTool::from_resolved(
-                        entry.name.clone(),
-                        entry.definition,
-                        resolved,
-                        context,
-                    ))
-                }
+                Ok(resolved) if resolved.fits(provides, context) => tools.push(BoundTool::checked(
+                    entry.name.clone(),
+                    entry.definition,
+                    resolved.schema,
+                    context,
+                )),
                 // Bound the long way, which names what the context lacks.
                 Ok(_) => match BoundTool::bind_as(entry.name.clone(), entry.definition, context) {
                     Ok(tool) => tools.push(tool),
